@@ -1,0 +1,3 @@
+module github.com/groundwire/groundwire
+
+go 1.26
