@@ -1,0 +1,404 @@
+// Package lambda is the agent: handlers for API Gateway WebSocket events
+// ($connect, $default messages, $disconnect) that retrieve snippets, stream a
+// model's answer through the number guard, and offer and execute actions
+// (SPEC §4–8). The local server and the AWS bootstrap both call
+// [Handler.Handle]; the product's behaviour lives here once.
+//
+// # Concurrency
+//
+// Every client frame is its own invocation of Handle, possibly concurrent
+// with others of the same connection, exactly as API Gateway invokes Lambda.
+// An invocation carrying a `message` returns only when that answer has
+// ended, so an adapter must deliver each frame in its own goroutine: a
+// `cancel` or `confirm_action` then runs while the answer still streams.
+//
+// State that other invocations must see (the active answer and its cancel
+// flag, suggestions) lives in the [Store]. Within one process the handler
+// also keeps, per connection, a mutex that serialises its sends and answer
+// transitions, the live answer's cancel function (so a cancel handled in the
+// same process interrupts the model at once) and the message rate limiter.
+// In Lambda that in-process state is per instance.
+package lambda
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"golang.org/x/time/rate"
+)
+
+// Mode says when answers are verified.
+type Mode int
+
+const (
+	// ModeHold (default) verifies while streaming: no number is sent before
+	// it is complete and grounded; an ungrounded number stops the stream.
+	ModeHold Mode = iota
+	// ModeAfter streams everything and verifies the whole answer at the
+	// end; if that fails, stream_end says "blocked" and the response is the
+	// blocked message, which the client shows instead of the streamed text.
+	ModeAfter
+)
+
+// Config holds the handler's dependencies and settings. Retriever, Model,
+// Store and Sender are required; the rest has defaults.
+type Config struct {
+	Retriever Retriever
+	Model     Model
+	Store     Store
+	Sender    Sender
+	// Clock defaults to SystemClock.
+	Clock Clock
+	// Executors by action name; nil means DefaultExecutors(). An action
+	// without an executor is still suggested, and its confirm fails.
+	Executors map[string]Executor
+	Mode      Mode
+	// TopK is how many snippets to retrieve (default 3).
+	TopK   int
+	Limits Limits
+	// AuthToken, when set, must equal the `token` query parameter of CONNECT
+	// (else 401).
+	AuthToken string
+	// AllowedOrigins lists origins ("https://app.example.com", compared
+	// case-insensitively) accepted besides the server's own; "*" accepts
+	// any. A CONNECT with another Origin header gets 403; one without an
+	// Origin header (not a browser) is accepted.
+	AllowedOrigins []string
+	// SuggestionWindow is how long a suggestion can be confirmed, and how
+	// long repeats are "Already executed" after execution (default 30 s).
+	SuggestionWindow time.Duration
+	// ActionTimeout bounds one executor run (default 10 s). Executors run
+	// detached from cancel and disconnect, so an action never stops halfway.
+	ActionTimeout time.Duration
+	// CancelCheckInterval rate-limits the streaming loop's reads of the
+	// store's cancel flag: 0 (default, right for the memory store) checks
+	// between every two tokens; a DynamoDB store may want e.g. 100 ms.
+	// Cancels handled in the same process act at once whatever this says.
+	CancelCheckInterval time.Duration
+	// Logger receives internal errors (default: discard). Phone-like
+	// numbers are masked; tokens and message texts are never logged unless
+	// LogText is set.
+	Logger  *slog.Logger
+	LogText bool
+}
+
+// Handler handles API Gateway WebSocket events. It is safe for concurrent
+// use; see the package documentation for the concurrency model.
+type Handler struct {
+	cfg       Config
+	retriever Retriever
+	model     Model
+	store     Store
+	sender    Sender
+	clock     Clock
+	executors map[string]Executor
+	limits    Limits
+	log       *slog.Logger
+
+	mu        sync.Mutex
+	conns     map[string]*conn
+	lastEvict time.Time
+}
+
+// conn is this process's state of one connection.
+type conn struct {
+	id      string
+	limiter *rate.Limiter // nil: no rate limit
+
+	// mu serialises this process's sends to the connection and the answer
+	// transitions around them (start, cancel, end), so that in process
+	// nothing of a message is ever sent after its stream_end.
+	mu       sync.Mutex
+	live     *liveAnswer // the answer streaming in this process, if any
+	gone     bool        // the connection is gone: send nothing more
+	lastSeen time.Time   // guarded by Handler.mu
+}
+
+// liveAnswer is an answer streaming in this process.
+type liveAnswer struct {
+	msgID   string
+	halt    context.CancelFunc // interrupts the model
+	stopped bool               // guarded by conn.mu: send nothing more for it
+}
+
+// stop halts the answer. c.mu must be held.
+func (a *liveAnswer) stop() {
+	a.stopped = true
+	a.halt()
+}
+
+// New returns a handler for cfg.
+func New(cfg Config) (*Handler, error) {
+	switch {
+	case cfg.Retriever == nil:
+		return nil, errors.New("lambda: Config.Retriever is required")
+	case cfg.Model == nil:
+		return nil, errors.New("lambda: Config.Model is required")
+	case cfg.Store == nil:
+		return nil, errors.New("lambda: Config.Store is required")
+	case cfg.Sender == nil:
+		return nil, errors.New("lambda: Config.Sender is required")
+	case cfg.Mode != ModeHold && cfg.Mode != ModeAfter:
+		return nil, fmt.Errorf("lambda: unknown Mode %d", cfg.Mode)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock{}
+	}
+	if cfg.Executors == nil {
+		cfg.Executors = DefaultExecutors()
+	}
+	if cfg.TopK <= 0 {
+		cfg.TopK = DefaultTopK
+	}
+	if cfg.SuggestionWindow <= 0 {
+		cfg.SuggestionWindow = DefaultSuggestionWindow
+	}
+	if cfg.ActionTimeout <= 0 {
+		cfg.ActionTimeout = DefaultActionTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Handler{
+		cfg:       cfg,
+		retriever: cfg.Retriever,
+		model:     cfg.Model,
+		store:     cfg.Store,
+		sender:    cfg.Sender,
+		clock:     cfg.Clock,
+		executors: cfg.Executors,
+		limits:    cfg.Limits.withDefaults(),
+		log:       cfg.Logger,
+		conns:     make(map[string]*conn),
+	}, nil
+}
+
+// API Gateway event types.
+const (
+	EventConnect    = "CONNECT"
+	EventMessage    = "MESSAGE"
+	EventDisconnect = "DISCONNECT"
+)
+
+// Handle handles one API Gateway WebSocket event, dispatching on
+// RequestContext.EventType. CONNECT answers 200, 401 (token) or 403
+// (origin); MESSAGE and DISCONNECT answer 200: what a message causes is
+// sent through the Sender, errors included. The returned error is always
+// nil; an unknown event type answers 400.
+func (h *Handler) Handle(ctx context.Context, req events.APIGatewayWebsocketProxyRequest) (events.APIGatewayProxyResponse, error) {
+	connID := req.RequestContext.ConnectionID
+	if connID == "" {
+		return status(400), nil
+	}
+	switch req.RequestContext.EventType {
+	case EventConnect:
+		return h.connect(ctx, req), nil
+	case EventMessage:
+		h.message(ctx, req)
+		return status(200), nil
+	case EventDisconnect:
+		h.disconnect(ctx, connID)
+		return status(200), nil
+	}
+	return status(400), nil
+}
+
+func status(code int) events.APIGatewayProxyResponse {
+	return events.APIGatewayProxyResponse{StatusCode: code}
+}
+
+func (h *Handler) connect(ctx context.Context, req events.APIGatewayWebsocketProxyRequest) events.APIGatewayProxyResponse {
+	if !h.originAllowed(header(req, "Origin"), header(req, "Host")) {
+		return status(403)
+	}
+	if h.cfg.AuthToken != "" && !tokenEqual(query(req, "token"), h.cfg.AuthToken) {
+		return status(401)
+	}
+	c := Connection{ID: req.RequestContext.ConnectionID, ConnectedAt: h.clock.Now()}
+	if err := h.store.PutConnection(ctx, c); err != nil {
+		h.logError(ctx, "connect: store", c.ID, "", err)
+		return status(500)
+	}
+	h.conn(c.ID)
+	return status(200)
+}
+
+// originAllowed: no Origin (not a browser), the server's own host, or an
+// allowed origin.
+func (h *Handler) originAllowed(origin, host string) bool {
+	if origin == "" {
+		return true
+	}
+	for _, o := range h.cfg.AllowedOrigins {
+		if o == "*" || strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || host == "" {
+		return false
+	}
+	return strings.EqualFold(u.Host, host)
+}
+
+// tokenEqual compares in constant time (hashing first, so that not even the
+// length leaks).
+func tokenEqual(got, want string) bool {
+	g, w := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
+	return subtle.ConstantTimeCompare(g[:], w[:]) == 1
+}
+
+// header returns a header's value, names compared case-insensitively.
+func header(req events.APIGatewayWebsocketProxyRequest, name string) string {
+	for k, v := range req.Headers {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	for k, vs := range req.MultiValueHeaders {
+		if strings.EqualFold(k, name) && len(vs) > 0 {
+			return vs[0]
+		}
+	}
+	return ""
+}
+
+func query(req events.APIGatewayWebsocketProxyRequest, name string) string {
+	if v, ok := req.QueryStringParameters[name]; ok {
+		return v
+	}
+	if vs := req.MultiValueQueryStringParameters[name]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+func (h *Handler) disconnect(ctx context.Context, connID string) {
+	c := h.conn(connID)
+	c.mu.Lock()
+	c.gone = true
+	if c.live != nil {
+		c.live.stop()
+	}
+	c.mu.Unlock()
+	h.forget(ctx, c)
+}
+
+// forget drops everything of a connection that is gone: this process's
+// state and the store's.
+func (h *Handler) forget(ctx context.Context, c *conn) {
+	h.mu.Lock()
+	if h.conns[c.id] == c {
+		delete(h.conns, c.id)
+	}
+	h.mu.Unlock()
+	if err := h.store.DeleteConnection(context.WithoutCancel(ctx), c.id); err != nil {
+		h.logError(ctx, "disconnect: store", c.id, "", err)
+	}
+}
+
+// idleEvict is how long a connection's in-process state is kept without
+// events (API Gateway closes connections after 10 min idle, 2 h at most).
+const idleEvict = 2*time.Hour + 15*time.Minute
+
+// conn returns this process's state of a connection, creating it.
+func (h *Handler) conn(id string) *conn {
+	now := h.clock.Now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if now.Sub(h.lastEvict) > 10*time.Minute {
+		// In Lambda the DISCONNECT may land on another instance: forget
+		// connections idle for longer than API Gateway keeps them.
+		h.lastEvict = now
+		for k, c := range h.conns {
+			if now.Sub(c.lastSeen) > idleEvict {
+				delete(h.conns, k)
+			}
+		}
+	}
+	c := h.conns[id]
+	if c == nil {
+		c = &conn{id: id, limiter: h.limits.newLimiter()}
+		h.conns[id] = c
+	}
+	c.lastSeen = now
+	return c
+}
+
+// sendLocked sends one frame. c.mu must be held. When the connection is gone
+// (ErrGone) it stops the connection's live answer, forgets the connection
+// and returns an error wrapping ErrGone; later sends return ErrGone at once.
+func (h *Handler) sendLocked(ctx context.Context, c *conn, msgID string, frame any) error {
+	if c.gone {
+		return ErrGone
+	}
+	data, err := json.Marshal(frame)
+	if err != nil {
+		return err
+	}
+	err = h.sender.Send(ctx, c.id, data)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrGone):
+		c.gone = true
+		if c.live != nil {
+			c.live.stop()
+		}
+		h.forget(ctx, c)
+	default:
+		h.logError(ctx, "send", c.id, msgID, err)
+	}
+	return err
+}
+
+// send is sendLocked taking the lock.
+func (h *Handler) send(ctx context.Context, c *conn, msgID string, frame any) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return h.sendLocked(ctx, c, msgID, frame)
+}
+
+// sendError sends an `error` frame for err: its code and message when it is
+// an *Error, else (logged) internal and "Internal error.".
+func (h *Handler) sendError(ctx context.Context, c *conn, msgID string, err error) {
+	if ErrorCode(err) == EInternal {
+		h.logError(ctx, "internal", c.id, msgID, err)
+	}
+	h.send(ctx, c, msgID, errorFrame(msgID, err))
+}
+
+func errorFrame(msgID string, err error) ErrorFrame {
+	return ErrorFrame{Type: TypeError, Code: ErrorCode(err), Message: ErrorMessage(err), ID: msgID}
+}
+
+// logError logs an internal error with the connection and message ids; the
+// error text is masked.
+func (h *Handler) logError(ctx context.Context, what, connID, msgID string, err error) {
+	attrs := []slog.Attr{slog.String("conn", connID)}
+	if msgID != "" {
+		attrs = append(attrs, slog.String("msg", Mask(msgID)))
+	}
+	attrs = append(attrs, slog.String("err", Mask(err.Error())))
+	h.log.LogAttrs(ctx, slog.LevelError, what, attrs...)
+}
+
+// body returns the request body, decoded when API Gateway base64-encoded it.
+func body(req events.APIGatewayWebsocketProxyRequest) (string, error) {
+	if !req.IsBase64Encoded {
+		return req.Body, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(req.Body)
+	return string(b), err
+}

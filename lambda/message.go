@@ -1,0 +1,112 @@
+package lambda
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// message handles one MESSAGE event: one client frame.
+func (h *Handler) message(ctx context.Context, req events.APIGatewayWebsocketProxyRequest) {
+	c := h.conn(req.RequestContext.ConnectionID)
+	f, err := h.parse(c, req)
+	if err != nil {
+		h.sendError(ctx, c, f.ID, err)
+		return
+	}
+	if h.cfg.LogText {
+		h.log.DebugContext(ctx, "frame", "conn", c.id, "type", f.Type, "msg", Mask(f.ID), "text", Mask(f.Text))
+	}
+	switch f.Type {
+	case TypeMessage:
+		h.answer(ctx, c, f)
+	case TypeCancel:
+		h.cancel(ctx, c, f.ID)
+	case TypeConfirmAction:
+		h.confirm(ctx, c, f.SuggestionID)
+	}
+}
+
+// parse decodes and validates a client frame. On error the returned frame
+// holds what could be decoded (its ID for the error frame).
+func (h *Handler) parse(c *conn, req events.APIGatewayWebsocketProxyRequest) (ClientFrame, error) {
+	var f ClientFrame
+	b, err := body(req)
+	if err != nil {
+		return f, Errorf(EBadRequest, "The body is not valid base64.")
+	}
+	if len(b) > h.limits.MaxBodyBytes {
+		return f, Errorf(ETooLarge, "The message is over %d bytes.", h.limits.MaxBodyBytes)
+	}
+	if err := json.Unmarshal([]byte(b), &f); err != nil {
+		// keep the id if it can be found, for the error frame
+		var idOnly struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal([]byte(b), &idOnly) == nil {
+			f = ClientFrame{ID: idOnly.ID}
+		} else {
+			f = ClientFrame{}
+		}
+		return f, Errorf(EBadRequest, "Malformed JSON.")
+	}
+	switch f.Type {
+	case "":
+		return f, Errorf(EBadRequest, "Missing field: type.")
+	case TypeMessage:
+		if c.limiter != nil && !c.limiter.AllowN(h.clock.Now(), 1) {
+			return f, Errorf(ERateLimited, "Too many messages; slow down.")
+		}
+		switch {
+		case f.ID == "":
+			return f, Errorf(EBadRequest, "Missing field: id.")
+		case strings.TrimSpace(f.Text) == "":
+			return f, Errorf(EBadRequest, "Missing field: text.")
+		case utf8.RuneCountInString(f.Text) > h.limits.MaxTextChars:
+			return f, Errorf(ETooLarge, "The text is over %d characters.", h.limits.MaxTextChars)
+		}
+		if _, ok := parseLang(f.Lang); !ok {
+			return f, Errorf(EBadRequest, "Unknown lang: use \"en\" or \"sv\".")
+		}
+	case TypeCancel:
+	case TypeConfirmAction:
+		if f.SuggestionID == "" {
+			return f, Errorf(EBadRequest, "Missing field: suggestionId.")
+		}
+	default:
+		return f, Errorf(EUnknownType, "Unknown type.")
+	}
+	return f, nil
+}
+
+// cancel handles a `cancel` frame (SPEC §7). A cancel naming an id that is
+// not the active answer does nothing. Otherwise it cancels the active answer
+// if any (and sends its stream_end cancelled: the store says whether this
+// invocation is the one that cancelled it) and withdraws the connection's
+// pending suggestions; with nothing active it sends nothing.
+func (h *Handler) cancel(ctx context.Context, c *conn, msgID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cancelled, err := h.store.CancelAnswer(ctx, c.id, msgID)
+	if err != nil {
+		h.logError(ctx, "cancel: store", c.id, msgID, err)
+		h.sendLocked(ctx, c, msgID, errorFrame(msgID, err))
+		return
+	}
+	if msgID != "" && cancelled == "" {
+		return
+	}
+	if cancelled != "" {
+		if c.live != nil && c.live.msgID == cancelled {
+			c.live.stop()
+		}
+		h.sendLocked(ctx, c, cancelled, StreamEndFrame{Type: TypeStreamEnd, ID: cancelled, Reason: ReasonCancelled})
+	}
+	if err := h.store.WithdrawSuggestions(ctx, c.id, h.clock.Now()); err != nil {
+		h.logError(ctx, "cancel: withdraw suggestions", c.id, msgID, err)
+		h.sendLocked(ctx, c, msgID, errorFrame(msgID, err))
+	}
+}

@@ -1,0 +1,27 @@
+package lambda
+
+import (
+	"context"
+	"errors"
+)
+
+// Sender delivers one server frame to a connection: in AWS through the API
+// Gateway Management API (PostToConnection), locally over the WebSocket.
+// Implementations must be safe for concurrent use; the handler never sends
+// two frames to the same connection at once from one process.
+type Sender interface {
+	Send(ctx context.Context, connectionID string, data []byte) error
+}
+
+// ErrGone is wrapped by a Sender's error when the connection no longer exists
+// (API Gateway answers 410 Gone). It ends that connection's work: the
+// handler stops streaming to it and deletes its state.
+var ErrGone = errors.New("lambda: connection gone")
+
+// SenderFunc adapts a function to [Sender].
+type SenderFunc func(ctx context.Context, connectionID string, data []byte) error
+
+// Send implements [Sender].
+func (f SenderFunc) Send(ctx context.Context, connectionID string, data []byte) error {
+	return f(ctx, connectionID, data)
+}
