@@ -303,3 +303,135 @@ func readEvent(t *testing.T, name string) events.APIGatewayWebsocketProxyRequest
 	}
 	return req
 }
+
+// countingModel counts Stream calls of the model it wraps.
+type countingModel struct {
+	lambda.Model
+	mu    sync.Mutex
+	calls int
+}
+
+func (m *countingModel) Stream(ctx context.Context, p lambda.Prompt) (lambda.Tokens, error) {
+	m.mu.Lock()
+	m.calls++
+	m.mu.Unlock()
+	return m.Model.Stream(ctx, p)
+}
+
+func (m *countingModel) count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.calls
+}
+
+// faultyStore fails the methods named in fail; it counts AnswerCancelled.
+type faultyStore struct {
+	lambda.Store
+	mu     sync.Mutex
+	fail   map[string]bool
+	checks int
+}
+
+var errStoreDown = fmt.Errorf("dynamodb: connection refused (user +46 70 123 45 67)")
+
+func (s *faultyStore) failing(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fail[name]
+}
+
+func (s *faultyStore) setFail(name string, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail == nil {
+		s.fail = map[string]bool{}
+	}
+	s.fail[name] = on
+}
+
+func (s *faultyStore) ClaimSuggestion(ctx context.Context, conn, id string, now time.Time) (lambda.Suggestion, lambda.ClaimOutcome, error) {
+	if s.failing("ClaimSuggestion") {
+		return lambda.Suggestion{}, lambda.ClaimUnknown, errStoreDown
+	}
+	return s.Store.ClaimSuggestion(ctx, conn, id, now)
+}
+
+func (s *faultyStore) StartAnswer(ctx context.Context, conn, msg string, now time.Time) (string, error) {
+	if s.failing("StartAnswer") {
+		return "", errStoreDown
+	}
+	return s.Store.StartAnswer(ctx, conn, msg, now)
+}
+
+func (s *faultyStore) AnswerCancelled(ctx context.Context, conn, msg string) (bool, error) {
+	s.mu.Lock()
+	s.checks++
+	s.mu.Unlock()
+	if s.failing("AnswerCancelled") {
+		return false, errStoreDown
+	}
+	return s.Store.AnswerCancelled(ctx, conn, msg)
+}
+
+func (s *faultyStore) PutSuggestion(ctx context.Context, sg lambda.Suggestion) error {
+	if s.failing("PutSuggestion") {
+		return errStoreDown
+	}
+	return s.Store.PutSuggestion(ctx, sg)
+}
+
+func (s *faultyStore) checkCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.checks
+}
+
+// countingExecutor counts executions; when gate is not nil each execution
+// waits for it.
+type countingExecutor struct {
+	mu    sync.Mutex
+	n     int
+	gate  chan struct{}
+	begun chan struct{}
+}
+
+func (x *countingExecutor) Execute(ctx context.Context, a lambda.Action) (string, error) {
+	x.mu.Lock()
+	x.n++
+	x.mu.Unlock()
+	if x.begun != nil {
+		x.begun <- struct{}{}
+	}
+	if x.gate != nil {
+		<-x.gate
+	}
+	return "done " + a.Name, nil
+}
+
+func (x *countingExecutor) count() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.n
+}
+
+// failingModel fails at Stream (atStart) or after one token.
+type failingModel struct{ atStart bool }
+
+func (m failingModel) Stream(ctx context.Context, p lambda.Prompt) (lambda.Tokens, error) {
+	if m.atStart {
+		return nil, fmt.Errorf("model unavailable for %q", p.Question)
+	}
+	return &failingTokens{}, nil
+}
+
+type failingTokens struct{ n int }
+
+func (t *failingTokens) Next() (string, error) {
+	t.n++
+	if t.n == 1 {
+		return "Premium", nil
+	}
+	return "", fmt.Errorf("stream broke: call +46 70 123 45 67")
+}
+
+func (t *failingTokens) Close() error { return nil }
