@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"testing"
 	"time"
 )
+
+var quiet = slog.New(slog.DiscardHandler)
 
 // fakeGuard is a compressible stand-in for guardrail.wasm.
 var fakeGuard = append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("groundwire "), 2000)...)
@@ -186,6 +189,7 @@ func TestGuardUnavailable(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
+			opts.Logger = quiet
 			h := Handler(opts)
 			if r := get(t, h, "GET", "/", nil); r.StatusCode != 200 {
 				t.Errorf("index: %d", r.StatusCode)
@@ -331,7 +335,7 @@ func TestBuildWASM(t *testing.T) {
 
 	// The handler builds the same bytes in the background and serves them
 	// once ready (the build cache makes the second build quick).
-	h := Handler(Options{})
+	h := Handler(Options{Logger: quiet})
 	resp := get(t, h, "GET", "/guardrail.wasm", nil)
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET /guardrail.wasm: %d %s", resp.StatusCode, body(t, resp))
