@@ -1,3 +1,5 @@
 module github.com/groundwire/groundwire
 
 go 1.26
+
+require github.com/kljensen/snowball v0.10.0
