@@ -1,0 +1,341 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/groundwire/groundwire/lambda"
+)
+
+const (
+	// sendQueue is how many frames may wait for a connection's writer. A
+	// client that lets it fill up does not read: it is dropped (1008).
+	sendQueue = 512
+
+	// maxInFlight bounds the invocations of one connection running at once.
+	// Every frame is its own invocation (as in API Gateway), so that a
+	// cancel or a confirm overtakes an answer that is still streaming. When
+	// all slots are busy the reader waits before reading the next frame
+	// (backpressure, as TCP gives): nothing is refused or lost, and since
+	// a new message supersedes the one streaming, a slot frees up as soon as
+	// the superseded invocation returns.
+	maxInFlight = 4
+)
+
+// Close codes (RFC 6455).
+const (
+	closeGoingAway      = websocket.CloseGoingAway       // 1001: shutdown, idle, age
+	closePolicy         = websocket.ClosePolicyViolation // 1008: client does not read
+	closeTooBig         = websocket.CloseMessageTooBig   // 1009: frame or message too large
+	closeAbnormal       = websocket.CloseAbnormalClosure // 1006: no close frame
+	reasonShutdown      = "server shutting down"
+	reasonIdle          = "idle timeout"
+	reasonAge           = "connection age limit"
+	reasonSlow          = "client does not read"
+	reasonFrameTooLarge = "frame too large"
+	reasonMsgTooLarge   = "message too large"
+)
+
+// client is one WebSocket connection: one reader goroutine (readPump, on
+// the HTTP handler's goroutine) and one writer goroutine (writePump), as in
+// gorilla/websocket's chat example. Only the writer writes data frames;
+// everything else hands frames to it through send.
+type client struct {
+	s    *Server
+	ws   *websocket.Conn
+	fl   *frameLimitConn // nil when the connection could not be wrapped
+	peer peer
+	log  *slog.Logger
+	obs  *frameObserver
+
+	send chan []byte
+
+	// quit is closed by close: the writer then sends the close frame (when
+	// code is not 0) and stops. code, reason and flush are set before.
+	closeOnce sync.Once
+	quit      chan struct{}
+	code      int
+	reason    string
+	flush     bool
+
+	readerDone chan struct{}
+	writerDone chan struct{}
+
+	// ctx is the context of this connection's invocations.
+	ctx      context.Context
+	cancel   context.CancelFunc
+	sem      chan struct{}
+	inflight sync.WaitGroup
+	draining atomic.Bool // the server shuts down: frames are no longer dispatched
+
+	opened     time.Time
+	lastActive atomic.Int64 // unix nanoseconds of the last data frame, either way
+}
+
+func newClient(s *Server, ws *websocket.Conn, fl *frameLimitConn, p peer, log *slog.Logger) *client {
+	ctx, cancel := context.WithCancel(s.ctx)
+	c := &client{
+		s:          s,
+		ws:         ws,
+		fl:         fl,
+		peer:       p,
+		log:        log,
+		obs:        s.metrics.observer(),
+		send:       make(chan []byte, sendQueue),
+		quit:       make(chan struct{}),
+		readerDone: make(chan struct{}),
+		writerDone: make(chan struct{}),
+		ctx:        ctx,
+		cancel:     cancel,
+		sem:        make(chan struct{}, maxInFlight),
+		opened:     p.connectedAt,
+	}
+	c.lastActive.Store(p.connectedAt.UnixNano())
+	return c
+}
+
+func (c *client) touch() { c.lastActive.Store(time.Now().UnixNano()) }
+
+// close asks the writer to close the connection with code and reason (a
+// close frame; code 0 sends none), after writing the frames already queued
+// when flush is set. The first call wins; later ones do nothing.
+func (c *client) close(code int, reason string, flush bool) {
+	c.closeOnce.Do(func() {
+		c.code, c.reason, c.flush = code, reason, flush
+		close(c.quit)
+	})
+}
+
+// closedByServer returns the close code and reason the server chose, if it
+// initiated the close.
+func (c *client) closedByServer() (int, string, bool) {
+	select {
+	case <-c.quit:
+		return c.code, c.reason, c.code != 0
+	default:
+		return 0, "", false
+	}
+}
+
+// gone is the error Send returns once the connection is closing.
+func (c *client) gone() error {
+	return fmt.Errorf("connection %s closing: %w", c.peer.connID, lambda.ErrGone)
+}
+
+// deliver queues a frame for the writer without blocking. A full queue means
+// a client that does not read its frames: it is dropped (close 1008) and the
+// connection is gone for the handler.
+func (c *client) deliver(data []byte) error {
+	select {
+	case <-c.quit:
+		return c.gone()
+	default:
+	}
+	// The Sender contract does not promise that data stays untouched
+	// after Send returns; the writer needs it until it is written.
+	data = append([]byte(nil), data...)
+	select {
+	case c.send <- data:
+		c.touch()
+		c.obs.sent(data, time.Now())
+		return nil
+	default:
+		c.s.metrics.dropped.Inc()
+		c.log.Warn("dropping a client that does not read its frames", "queued", len(c.send))
+		c.close(closePolicy, reasonSlow, false)
+		return c.gone()
+	}
+}
+
+// writePump writes queued frames, pings, enforces the idle timeout and the
+// maximum connection age, and sends the close frame.
+func (c *client) writePump() {
+	defer close(c.writerDone)
+	cfg := &c.s.cfg
+	tick := time.NewTicker(c.s.tick)
+	defer tick.Stop()
+	lastPing := time.Now()
+	for {
+		select {
+		case data := <-c.send:
+			if !c.write(data) {
+				return
+			}
+		case now := <-tick.C:
+			switch {
+			case now.Sub(c.opened) >= cfg.MaxConnAge:
+				c.close(closeGoingAway, reasonAge, true)
+			case now.Sub(time.Unix(0, c.lastActive.Load())) >= cfg.IdleTimeout:
+				c.close(closeGoingAway, reasonIdle, true)
+			case now.Sub(lastPing) >= cfg.PingPeriod:
+				lastPing = now
+				if err := c.ws.WriteControl(websocket.PingMessage, nil, now.Add(cfg.WriteWait)); err != nil {
+					c.fail(err)
+					return
+				}
+			}
+		case <-c.quit:
+			c.finish()
+			return
+		}
+	}
+}
+
+// write writes one data frame; on failure the connection is closed.
+func (c *client) write(data []byte) bool {
+	c.ws.SetWriteDeadline(time.Now().Add(c.s.cfg.WriteWait))
+	if err := c.ws.WriteMessage(websocket.TextMessage, data); err != nil {
+		c.fail(err)
+		return false
+	}
+	return true
+}
+
+// fail ends a connection the writer cannot write to: closing the network
+// connection makes the reader return.
+func (c *client) fail(err error) {
+	c.log.Debug("write failed", "err", err)
+	c.close(0, "", false)
+	c.ws.Close()
+}
+
+// finish runs in the writer once close was called: the queued frames (when
+// flushing), then the close frame, then at most CloseGrace for the client's
+// close frame (the reader returns on it) before the network connection is
+// closed.
+func (c *client) finish() {
+	if c.code == 0 {
+		return
+	}
+	cfg := &c.s.cfg
+	if c.flush {
+	drain:
+		for {
+			select {
+			case data := <-c.send:
+				if !c.write(data) {
+					return
+				}
+			default:
+				break drain
+			}
+		}
+	}
+	msg := websocket.FormatCloseMessage(c.code, c.reason)
+	if err := c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(cfg.CloseGrace)); err != nil {
+		c.log.Debug("close frame not sent", "err", err)
+	}
+	t := time.NewTimer(cfg.CloseGrace)
+	defer t.Stop()
+	select {
+	case <-c.readerDone:
+	case <-t.C:
+	}
+	c.ws.Close()
+}
+
+// readPump reads frames until the connection ends and returns the close
+// code and reason of the $disconnect event.
+func (c *client) readPump() (int, string) {
+	defer close(c.readerDone)
+	cfg := &c.s.cfg
+	c.ws.SetReadLimit(int64(cfg.MaxMessage))
+	c.ws.SetPongHandler(func(string) error {
+		return c.ws.SetReadDeadline(time.Now().Add(cfg.PongWait))
+	})
+	for {
+		c.ws.SetReadDeadline(time.Now().Add(cfg.PongWait))
+		typ, data, err := c.ws.ReadMessage()
+		if err != nil {
+			return c.readEnd(err)
+		}
+		c.touch()
+		if c.draining.Load() {
+			continue // shutting down: the connection closes with 1001
+		}
+		switch typ {
+		case websocket.TextMessage:
+			c.dispatch(data)
+		case websocket.BinaryMessage:
+			c.refuseBinary()
+		}
+	}
+}
+
+// readEnd tells why the reader stopped, closing with 1009 when the client
+// sent too much.
+func (c *client) readEnd(err error) (int, string) {
+	if code, reason, ok := c.closedByServer(); ok {
+		return code, reason
+	}
+	if c.fl != nil && c.fl.tooLarge.Load() {
+		c.log.Info("closing: frame over the limit", "limit", c.s.cfg.MaxFrame)
+		c.close(closeTooBig, reasonFrameTooLarge, false)
+		return closeTooBig, reasonFrameTooLarge
+	}
+	if errors.Is(err, websocket.ErrReadLimit) {
+		// gorilla/websocket has sent the close frame (1009).
+		c.log.Info("closing: message over the limit", "limit", c.s.cfg.MaxMessage)
+		return closeTooBig, reasonMsgTooLarge
+	}
+	var ce *websocket.CloseError
+	if errors.As(err, &ce) {
+		return ce.Code, ce.Text
+	}
+	c.log.Debug("read ended", "err", err)
+	return closeAbnormal, ""
+}
+
+// dispatch hands one text frame to the handler as a MESSAGE event, in its
+// own goroutine (see maxInFlight).
+func (c *client) dispatch(data []byte) {
+	now := time.Now()
+	var f struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		f.Type = "invalid"
+	}
+	c.s.metrics.clientFrame(f.Type)
+	if f.Type == lambda.TypeMessage && f.ID != "" {
+		c.obs.received(f.ID, now)
+	}
+	select {
+	case c.sem <- struct{}{}:
+	case <-c.quit:
+		return
+	}
+	ev := messageEvent(c.peer, data, now)
+	c.inflight.Add(1)
+	go func() {
+		defer func() {
+			<-c.sem
+			c.inflight.Done()
+		}()
+		c.s.handler.Handle(c.ctx, ev)
+	}()
+}
+
+// binaryRefusal answers a binary frame. The protocol is JSON in text frames
+// (SPEC §5); API Gateway would pass a binary frame to the handler
+// base64-encoded, where it would be parsed like text. Locally it is refused,
+// so that a client sending binary frames finds out before it is deployed.
+var binaryRefusal, _ = json.Marshal(lambda.ErrorFrame{
+	Type:    lambda.TypeError,
+	Code:    lambda.EBadRequest,
+	Message: "Binary frames are not supported: send JSON in text frames.",
+})
+
+func (c *client) refuseBinary() {
+	c.s.metrics.clientFrame("binary")
+	c.deliver(binaryRefusal)
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"net"
+	"net/http"
+	"sync/atomic"
+)
+
+// errFrameTooLarge ends a connection whose client sent a frame over the
+// frame limit.
+var errFrameTooLarge = errors.New("websocket frame over the size limit")
+
+// frameLimitConn watches the WebSocket frame headers of what the client
+// sends, to enforce API Gateway's per-frame limit (32 KB). gorilla/websocket
+// limits whole messages only (Conn.SetReadLimit, used for the 128 KB message
+// limit); a message may be fragmented into several frames, each of which
+// API Gateway limits separately. When a data frame's header announces a
+// payload over the limit, Read fails with errFrameTooLarge before the
+// payload is read, and the server closes the connection with 1009.
+//
+// Read is called by one goroutine only (the connection's reader); the
+// server offers no compression, so frame lengths are the payload sizes.
+type frameLimitConn struct {
+	net.Conn
+	limit uint64
+
+	hdr      [14]byte // the frame header being read
+	hdrLen   int      // bytes of it read so far
+	need     int      // its full length, once its second byte is known
+	skip     uint64   // payload bytes left of the current frame
+	tooLarge atomic.Bool
+}
+
+func newFrameLimitConn(c net.Conn, limit int) *frameLimitConn {
+	return &frameLimitConn{Conn: c, limit: uint64(limit)}
+}
+
+func (c *frameLimitConn) Read(p []byte) (int, error) {
+	if c.tooLarge.Load() {
+		return 0, errFrameTooLarge
+	}
+	n, err := c.Conn.Read(p)
+	if c.scan(p[:n]) {
+		c.tooLarge.Store(true)
+		return 0, errFrameTooLarge
+	}
+	return n, err
+}
+
+// scan follows the frame structure through b and reports whether a data
+// frame over the limit starts in it.
+func (c *frameLimitConn) scan(b []byte) bool {
+	for len(b) > 0 {
+		if c.skip > 0 {
+			k := min(uint64(len(b)), c.skip)
+			c.skip -= k
+			b = b[k:]
+			continue
+		}
+		c.hdr[c.hdrLen] = b[0]
+		c.hdrLen++
+		b = b[1:]
+		if c.hdrLen == 2 {
+			c.need = 2
+			switch c.hdr[1] & 0x7f {
+			case 126:
+				c.need += 2
+			case 127:
+				c.need += 8
+			}
+			if c.hdr[1]&0x80 != 0 { // masked (every client frame)
+				c.need += 4
+			}
+		}
+		if c.hdrLen < 2 || c.hdrLen < c.need {
+			continue
+		}
+		var length uint64
+		switch l := c.hdr[1] & 0x7f; l {
+		case 126:
+			length = uint64(binary.BigEndian.Uint16(c.hdr[2:4]))
+		case 127:
+			length = binary.BigEndian.Uint64(c.hdr[2:10])
+		default:
+			length = uint64(l)
+		}
+		if opcode := c.hdr[0] & 0x0f; opcode < 8 && length > c.limit {
+			return true
+		}
+		c.skip = length
+		c.hdrLen, c.need = 0, 0
+	}
+	return false
+}
+
+// hijackWrapper hands gorilla/websocket's Upgrader a frameLimitConn instead
+// of the raw connection. gorilla reads through a bufio.Reader it resets (or
+// creates) on the connection it hijacked, so every byte passes scan.
+type hijackWrapper struct {
+	http.ResponseWriter
+	wrap func(net.Conn) net.Conn
+}
+
+func (h hijackWrapper) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := h.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("the response writer cannot be hijacked")
+	}
+	conn, brw, err := hj.Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	return h.wrap(conn), brw, nil
+}

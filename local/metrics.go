@@ -1,0 +1,238 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/groundwire/groundwire/lambda"
+)
+
+// metrics are the server's Prometheus metrics, in a registry of their own
+// (plus the Go runtime and process collectors). What the agent does is
+// observed from the outside: the frames a client sends (messages by type)
+// and the frames the handler sends back through the Sender (answers by
+// status, numbers, actions, errors, latencies), so the handler needs no
+// hooks and the numbers are exactly what clients saw.
+type metrics struct {
+	reg *prometheus.Registry
+
+	connections   prometheus.Gauge
+	connects      *prometheus.CounterVec // by HTTP status of the upgrade
+	disconnects   *prometheus.CounterVec // by close code
+	messages      *prometheus.CounterVec // client frames by type
+	answers       *prometheus.CounterVec // by status (+ cancelled)
+	numbers       *prometheus.CounterVec // grounded / blocked
+	suggestions   *prometheus.CounterVec // by action
+	actions       *prometheus.CounterVec // executed / ignored / expired / ...
+	errors        *prometheus.CounterVec // error frames by code
+	dropped       prometheus.Counter     // clients dropped for not reading
+	ttft          prometheus.Histogram
+	verifyLatency prometheus.Histogram
+}
+
+func newMetrics() *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	f := func(c prometheus.Collector) { m.reg.MustRegister(c) }
+	m.connections = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "groundwire_connections", Help: "Open WebSocket connections.",
+	})
+	m.connects = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "groundwire_connects_total", Help: "WebSocket upgrade requests by HTTP status (101 accepted; 401, 403, 503 refused).",
+	}, []string{"status"})
+	m.disconnects = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "groundwire_disconnects_total", Help: "Closed WebSocket connections by close code.",
+	}, []string{"code"})
+	m.messages = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "groundwire_messages_total", Help: "Frames received from clients by type (message, cancel, confirm_action, other, invalid, binary).",
+	}, []string{"type"})
+	m.answers = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "groundwire_answers_total", Help: "Answers by final status: verified, no_sources, blocked, or cancelled (stream_end cancelled).",
+	}, []string{"status"})
+	m.numbers = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "groundwire_numbers_total", Help: "Numbers in final responses: grounded, or blocked (not grounded).",
+	}, []string{"result"})
+	m.suggestions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "groundwire_action_suggestions_total", Help: "Action suggestions sent, by action.",
+	}, []string{"action"})
+	m.actions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "groundwire_actions_total", Help: "Confirms by result: executed, ignored (already executed), expired, cancelled, unknown, failed.",
+	}, []string{"result"})
+	m.errors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "groundwire_errors_total", Help: "Error frames sent, by code.",
+	}, []string{"code"})
+	m.dropped = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "groundwire_slow_clients_dropped_total", Help: "Connections closed because the client did not read its frames.",
+	})
+	m.ttft = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "groundwire_time_to_first_token_seconds",
+		Help:    "Time from a `message` frame's arrival to its first `stream` frame.",
+		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	})
+	m.verifyLatency = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "groundwire_verify_latency_seconds",
+		Help:    "Time from an answer's last `stream` frame (or its `sources`) to its `response`: how long the client waits for the verdict after the text.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
+	})
+	for _, c := range []prometheus.Collector{
+		m.connections, m.connects, m.disconnects, m.messages, m.answers, m.numbers,
+		m.suggestions, m.actions, m.errors, m.dropped, m.ttft, m.verifyLatency,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	} {
+		f(c)
+	}
+	// Series that should read 0 rather than be missing.
+	for _, s := range []string{lambda.StatusVerified, lambda.StatusNoSources, lambda.StatusBlocked, lambda.ReasonCancelled} {
+		m.answers.WithLabelValues(s)
+	}
+	for _, r := range []string{"grounded", "blocked"} {
+		m.numbers.WithLabelValues(r)
+	}
+	for _, r := range []string{"executed", "ignored", "expired"} {
+		m.actions.WithLabelValues(r)
+	}
+	return m
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+func (m *metrics) connect(status int) {
+	m.connects.WithLabelValues(strconv.Itoa(status)).Inc()
+}
+
+// clientFrame counts a frame from a client by its type.
+func (m *metrics) clientFrame(typ string) {
+	switch typ {
+	case lambda.TypeMessage, lambda.TypeCancel, lambda.TypeConfirmAction, "invalid", "binary":
+	default:
+		typ = "other"
+	}
+	m.messages.WithLabelValues(typ).Inc()
+}
+
+// outFrame is what the metrics read of a server frame.
+type outFrame struct {
+	Type    string `json:"type"`
+	ID      string `json:"id"`
+	Reason  string `json:"reason"`
+	Status  string `json:"status"`
+	Code    string `json:"code"`
+	Action  string `json:"action"`
+	Numbers []struct {
+		Grounded bool `json:"grounded"`
+	} `json:"numbers"`
+	Result struct {
+		Success bool   `json:"success"`
+		Ignored bool   `json:"ignored"`
+		Message string `json:"message"`
+	} `json:"result"`
+}
+
+// maxTimings bounds the answers timed per connection.
+const maxTimings = 16
+
+// timing is one answer's timestamps, for the latency histograms.
+type timing struct {
+	received time.Time // the `message` frame arrived
+	last     time.Time // the last frame with text or sources was sent
+	streamed bool
+}
+
+// frameObserver watches one connection's frames for the metrics.
+type frameObserver struct {
+	m       *metrics
+	mu      sync.Mutex
+	timings map[string]*timing // by message id
+}
+
+func (m *metrics) observer() *frameObserver {
+	return &frameObserver{m: m, timings: make(map[string]*timing)}
+}
+
+// received notes a `message` frame from the client.
+func (o *frameObserver) received(msgID string, now time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.timings) < maxTimings || o.timings[msgID] != nil {
+		o.timings[msgID] = &timing{received: now, last: now}
+	}
+}
+
+// sent observes a frame sent to the client.
+func (o *frameObserver) sent(data []byte, now time.Time) {
+	var f outFrame
+	if json.Unmarshal(data, &f) != nil {
+		return
+	}
+	m := o.m
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t := o.timings[f.ID]
+	switch f.Type {
+	case lambda.TypeSources:
+		if t != nil {
+			t.last = now
+		}
+	case lambda.TypeStream:
+		if t != nil {
+			if !t.streamed {
+				t.streamed = true
+				m.ttft.Observe(now.Sub(t.received).Seconds())
+			}
+			t.last = now
+		}
+	case lambda.TypeStreamEnd:
+		if f.Reason == lambda.ReasonCancelled {
+			m.answers.WithLabelValues(lambda.ReasonCancelled).Inc()
+			delete(o.timings, f.ID)
+		}
+	case lambda.TypeResponse:
+		m.answers.WithLabelValues(f.Status).Inc()
+		for _, n := range f.Numbers {
+			if n.Grounded {
+				m.numbers.WithLabelValues("grounded").Inc()
+			} else {
+				m.numbers.WithLabelValues("blocked").Inc()
+			}
+		}
+		if t != nil {
+			m.verifyLatency.Observe(now.Sub(t.last).Seconds())
+			delete(o.timings, f.ID)
+		}
+	case lambda.TypeActionSuggestion:
+		m.suggestions.WithLabelValues(f.Action).Inc()
+	case lambda.TypeActionExecuted:
+		m.actions.WithLabelValues(actionResult(f.Result.Success, f.Result.Ignored, f.Result.Message)).Inc()
+	case lambda.TypeError:
+		m.errors.WithLabelValues(f.Code).Inc()
+		if f.ID != "" {
+			delete(o.timings, f.ID)
+		}
+	}
+}
+
+// actionResult names the outcome of a confirm.
+func actionResult(success, ignored bool, msg string) string {
+	switch {
+	case success && ignored:
+		return "ignored"
+	case success:
+		return "executed"
+	case msg == lambda.MsgExpired:
+		return "expired"
+	case msg == lambda.MsgCancelled:
+		return "cancelled"
+	case msg == lambda.MsgUnknown:
+		return "unknown"
+	}
+	return "failed"
+}

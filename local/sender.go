@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/groundwire/groundwire/lambda"
+)
+
+// registry holds the open connections by id and is the handler's
+// lambda.Sender: what API Gateway's Management API (PostToConnection) is in
+// AWS. Send never blocks: it hands the frame to the connection's writer
+// (see client.deliver).
+type registry struct {
+	mu      sync.RWMutex
+	clients map[string]*client
+}
+
+func newRegistry() *registry {
+	return &registry{clients: make(map[string]*client)}
+}
+
+var _ lambda.Sender = (*registry)(nil)
+
+// Send implements lambda.Sender. A connection that is not (or no longer)
+// open, is closing, or was dropped for not reading gives an error wrapping
+// lambda.ErrGone, as API Gateway's 410 Gone does.
+func (r *registry) Send(_ context.Context, connID string, data []byte) error {
+	r.mu.RLock()
+	c := r.clients[connID]
+	r.mu.RUnlock()
+	if c == nil {
+		return fmt.Errorf("connection %s: %w", connID, lambda.ErrGone)
+	}
+	return c.deliver(data)
+}
+
+func (r *registry) add(c *client) {
+	r.mu.Lock()
+	r.clients[c.peer.connID] = c
+	r.mu.Unlock()
+}
+
+func (r *registry) remove(c *client) {
+	r.mu.Lock()
+	if r.clients[c.peer.connID] == c {
+		delete(r.clients, c.peer.connID)
+	}
+	r.mu.Unlock()
+}
+
+func (r *registry) len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.clients)
+}
+
+// all returns the open connections.
+func (r *registry) all() []*client {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*client, 0, len(r.clients))
+	for _, c := range r.clients {
+		out = append(out, c)
+	}
+	return out
+}

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/groundwire/groundwire/lambda"
+)
+
+// deps are what the server is wired from (main's wire, or tests).
+type deps struct {
+	Retriever lambda.Retriever
+	Model     lambda.Model
+	Store     lambda.Store
+	Executors map[string]lambda.Executor // nil: lambda.DefaultExecutors()
+	Clock     lambda.Clock               // nil: the system clock
+	Page      http.Handler               // the page and its assets (web.Handler)
+	Logger    *slog.Logger
+
+	// What /healthz reports.
+	Version   string
+	KB        string // "embedded" or the directory
+	Snippets  int
+	ModelName string
+}
+
+// Server is the local server: the page, /healthz, /metrics, and the
+// WebSocket endpoint that turns a connection into the API Gateway events
+// the lambda handler takes.
+type Server struct {
+	cfg      config
+	d        deps
+	log      *slog.Logger
+	handler  *lambda.Handler
+	reg      *registry
+	metrics  *metrics
+	mux      *http.ServeMux
+	upgrader websocket.Upgrader
+	started  time.Time
+	tick     time.Duration // the writers' timer: pings, idle and age checks
+
+	// ctx is the parent of every invocation's context; cancelled when a
+	// shutdown runs out of time, and when Serve returns.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	closing bool
+	conns   int            // connections accepted or being accepted
+	wg      sync.WaitGroup // one per connection counted in conns
+}
+
+func newServer(cfg config, d deps) (*Server, error) {
+	log := d.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		cfg:     cfg,
+		d:       d,
+		log:     log,
+		reg:     newRegistry(),
+		metrics: newMetrics(),
+		started: time.Now(),
+		upgrader: websocket.Upgrader{
+			ReadBufferSize:  4096,
+			WriteBufferSize: 4096,
+			// The origin is checked by the handler on CONNECT (SPEC §5),
+			// before the upgrade, exactly as in AWS: a foreign Origin
+			// never gets here.
+			CheckOrigin: func(*http.Request) bool { return true },
+		},
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.tick = min(cfg.PingPeriod, cfg.IdleTimeout/8, cfg.MaxConnAge/8)
+	s.tick = max(s.tick, 5*time.Millisecond)
+
+	h, err := lambda.New(lambda.Config{
+		Retriever: d.Retriever,
+		Model:     d.Model,
+		Store:     d.Store,
+		Sender:    s.reg,
+		Clock:     d.Clock,
+		Executors: d.Executors,
+		Mode:      cfg.Mode,
+		Limits: lambda.Limits{
+			MaxBodyBytes:      cfg.MaxMessage,
+			MessagesPerSecond: cfg.Rate,
+			MessageBurst:      cfg.Burst,
+			NoRateLimit:       cfg.NoRateLimit,
+		},
+		AuthToken:        cfg.AuthToken,
+		AllowedOrigins:   allowedOrigins(cfg.Origins),
+		SuggestionWindow: cfg.SuggestWindow,
+		Logger:           log.With("component", "lambda"),
+	})
+	if err != nil {
+		s.cancel()
+		return nil, err
+	}
+	s.handler = h
+
+	page := d.Page
+	if page == nil {
+		page = http.NotFoundHandler()
+	}
+	s.mux = http.NewServeMux()
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.Handle("GET /metrics", s.metrics.handler())
+	s.mux.HandleFunc("/ws", s.serveWS)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" && websocket.IsWebSocketUpgrade(r) {
+			s.serveWS(w, r)
+			return
+		}
+		page.ServeHTTP(w, r)
+	})
+	return s, nil
+}
+
+// allowedOrigins turns -origins into the handler's AllowedOrigins: a bare
+// host allows it over http and https; an origin with a scheme, or "*", is
+// kept.
+func allowedOrigins(list []string) []string {
+	var out []string
+	for _, o := range list {
+		switch {
+		case o == "*" || strings.Contains(o, "://"):
+			out = append(out, strings.TrimSuffix(o, "/"))
+		default:
+			out = append(out, "http://"+o, "https://"+o)
+		}
+	}
+	return out
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mux.ServeHTTP(w, r)
+}
+
+// healthz reports the server's state as JSON: 200 "ok", or 503
+// "shutting_down" once a shutdown has begun.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	status, code := "ok", http.StatusOK
+	if closing {
+		status, code = "shutting_down", http.StatusServiceUnavailable
+	}
+	up := time.Since(s.started)
+	mode := "hold"
+	if s.cfg.Mode == lambda.ModeAfter {
+		mode = "after"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]any{
+		"status":        status,
+		"version":       s.d.Version,
+		"uptime":        up.Round(time.Second).String(),
+		"uptimeSeconds": int64(up.Seconds()),
+		"connections":   s.reg.len(),
+		"knowledgeBase": s.d.KB,
+		"snippets":      s.d.Snippets,
+		"model":         s.d.ModelName,
+		"mode":          mode,
+	})
+}
+
+// admit counts a new connection in, or returns the HTTP status refusing it.
+func (s *Server) admit() (int, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closing:
+		return http.StatusServiceUnavailable, "The server is shutting down."
+	case s.conns >= s.cfg.MaxConns:
+		return http.StatusServiceUnavailable, "Too many connections; try again later."
+	}
+	s.conns++
+	s.wg.Add(1)
+	return 0, ""
+}
+
+func (s *Server) release() {
+	s.mu.Lock()
+	s.conns--
+	s.mu.Unlock()
+	s.wg.Done()
+}
+
+// serveWS runs one WebSocket connection: $connect before the upgrade (a
+// refusal becomes the HTTP status of the handshake), a $default event per
+// text frame, $disconnect at the end.
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	if !websocket.IsWebSocketUpgrade(r) {
+		w.Header().Set("Upgrade", "websocket")
+		http.Error(w, "This is groundwire's WebSocket endpoint; the page is at /.", http.StatusUpgradeRequired)
+		return
+	}
+	if code, msg := s.admit(); code != 0 {
+		s.metrics.connect(code)
+		http.Error(w, msg, code)
+		return
+	}
+	defer s.release()
+
+	p := newPeer(r, newID(), time.Now())
+	log := s.log.With("conn", p.connID)
+	resp, _ := s.handler.Handle(s.ctx, connectEvent(r, p))
+	if resp.StatusCode != http.StatusOK {
+		s.metrics.connect(resp.StatusCode)
+		log.Info("connection refused", "status", resp.StatusCode, "remote", p.sourceIP,
+			"origin", lambda.Mask(r.Header.Get("Origin")))
+		http.Error(w, http.StatusText(resp.StatusCode), resp.StatusCode)
+		return
+	}
+
+	var fl *frameLimitConn
+	hw := hijackWrapper{ResponseWriter: w, wrap: func(nc net.Conn) net.Conn {
+		fl = newFrameLimitConn(nc, s.cfg.MaxFrame)
+		return fl
+	}}
+	ws, err := s.upgrader.Upgrade(hw, r, nil)
+	if err != nil {
+		// The Upgrader has answered with an HTTP error; the handler
+		// recorded the connection on CONNECT.
+		s.metrics.connect(http.StatusBadRequest)
+		log.Info("upgrade failed", "err", err)
+		s.handler.Handle(context.WithoutCancel(s.ctx), disconnectEvent(p, closeAbnormal, "upgrade failed", time.Now()))
+		return
+	}
+	s.metrics.connect(http.StatusSwitchingProtocols)
+	s.run(newClient(s, ws, fl, p, log))
+}
+
+// run carries one upgraded connection until it ends.
+func (s *Server) run(c *client) {
+	s.reg.add(c)
+	s.metrics.connections.Inc()
+	c.log.Info("connected", "remote", c.peer.sourceIP)
+	go c.writePump()
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	if closing { // accepted while shutdown looked at the registry
+		c.draining.Store(true)
+		c.close(closeGoingAway, reasonShutdown, true)
+	}
+
+	code, reason := c.readPump()
+
+	c.close(0, "", false) // stops the writer, unless it is closing already
+	t := time.NewTimer(s.cfg.CloseGrace + s.cfg.WriteWait)
+	select {
+	case <-c.writerDone:
+	case <-t.C:
+	}
+	t.Stop()
+	c.ws.Close()
+	<-c.writerDone
+	s.reg.remove(c)
+	s.metrics.connections.Dec()
+	s.metrics.disconnects.WithLabelValues(strconv.Itoa(code)).Inc()
+
+	// $disconnect stops the connection's answer and forgets its state; the
+	// invocations still running then return.
+	s.handler.Handle(context.WithoutCancel(s.ctx), disconnectEvent(c.peer, code, reason, time.Now()))
+	c.cancel()
+	c.inflight.Wait()
+	c.log.Info("disconnected", "code", code, "reason", reason,
+		"duration", time.Since(c.opened).Round(time.Millisecond).String())
+}
