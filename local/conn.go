@@ -28,6 +28,16 @@ const (
 	// a new message supersedes the one streaming, a slot frees up as soon as
 	// the superseded invocation returns.
 	maxInFlight = 4
+
+	// orderGate keeps frames in order without serialising them: a frame's
+	// invocation starts when the previous frame's invocation has returned,
+	// or orderGate after it started, whichever comes first. Quick frames
+	// (cancel, confirm, refused messages) are then handled in the order
+	// they were sent, a message has made itself the active answer before
+	// the frame after it is handled, and a cancel still overtakes an answer
+	// that streams. (Plain goroutines would let two frames sent back to
+	// back run in either order; API Gateway invokes in arrival order too.)
+	orderGate = 25 * time.Millisecond
 )
 
 // Close codes (RFC 6455).
@@ -73,6 +83,7 @@ type client struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	sem      chan struct{}
+	prev     chan struct{} // closed when the last dispatched invocation returns
 	inflight sync.WaitGroup
 	draining atomic.Bool // the server shuts down: frames are no longer dispatched
 
@@ -96,8 +107,10 @@ func newClient(s *Server, ws *websocket.Conn, fl *frameLimitConn, p peer, log *s
 		ctx:        ctx,
 		cancel:     cancel,
 		sem:        make(chan struct{}, maxInFlight),
+		prev:       make(chan struct{}),
 		opened:     p.connectedAt,
 	}
+	close(c.prev)
 	c.lastActive.Store(p.connectedAt.UnixNano())
 	return c
 }
@@ -295,7 +308,7 @@ func (c *client) readEnd(err error) (int, string) {
 }
 
 // dispatch hands one text frame to the handler as a MESSAGE event, in its
-// own goroutine (see maxInFlight).
+// own goroutine (see maxInFlight and orderGate).
 func (c *client) dispatch(data []byte) {
 	now := time.Now()
 	var f struct {
@@ -309,15 +322,26 @@ func (c *client) dispatch(data []byte) {
 	if f.Type == lambda.TypeMessage && f.ID != "" {
 		c.obs.received(f.ID, now)
 	}
+	gate := time.NewTimer(orderGate)
+	defer gate.Stop()
+	select {
+	case <-c.prev:
+	case <-gate.C:
+	case <-c.quit:
+		return
+	}
 	select {
 	case c.sem <- struct{}{}:
 	case <-c.quit:
 		return
 	}
 	ev := messageEvent(c.peer, data, now)
+	done := make(chan struct{})
+	c.prev = done
 	c.inflight.Add(1)
 	go func() {
 		defer func() {
+			close(done)
 			<-c.sem
 			c.inflight.Done()
 		}()
