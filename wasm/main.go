@@ -47,12 +47,6 @@ type guard struct {
 	g *guardrail.StreamGuard
 }
 
-// blocker is the part of the StreamGuard API that names the number that
-// blocked the stream.
-type blocker interface {
-	Blocked() (guardrail.NumberVerdict, bool)
-}
-
 type feedResult struct {
 	Safe    string                   `json:"safe"`
 	OK      bool                     `json:"ok"`
@@ -183,21 +177,10 @@ func feed(_ js.Value, args []js.Value) any {
 	}
 	safe, ok := g.g.Feed(delta)
 	r := feedResult{Safe: safe, OK: ok}
-	if !ok {
-		r.Blocked = blockedNumber(g)
+	if nv, blocked := g.g.Blocked(); blocked {
+		r.Blocked = &nv
 	}
 	return result(r)
-}
-
-// blockedNumber names the number that blocked the stream, when the guard
-// can say (StreamGuard.Blocked; nil while the guardrail in use lacks it).
-func blockedNumber(g *guard) *guardrail.NumberVerdict {
-	if b, ok := any(g.g).(blocker); ok {
-		if nv, ok := b.Blocked(); ok {
-			return &nv
-		}
-	}
-	return nil
 }
 
 func closeGuard(_ js.Value, args []js.Value) any {

@@ -67,14 +67,8 @@ func native(c diffCase) diffResult {
 	for _, d := range c.Deltas {
 		safe, ok := g.Feed(d)
 		f := diffFeed{Safe: safe, OK: ok}
-		if !ok {
-			if b, isB := any(g).(interface {
-				Blocked() (guardrail.NumberVerdict, bool)
-			}); isB {
-				if nv, ok := b.Blocked(); ok {
-					f.Blocked = &nv
-				}
-			}
+		if nv, blocked := g.Blocked(); blocked {
+			f.Blocked = &nv
 		}
 		r.Feeds = append(r.Feeds, f)
 	}
@@ -152,13 +146,21 @@ func TestWASMMatchesNative(t *testing.T) {
 		t.Fatalf("node returned %d results for %d cases", len(got.Results), len(cases))
 	}
 
-	diffs, blocked, numbers := 0, 0, 0
+	diffs, blocked, numbers, released, stopped := 0, 0, 0, 0, 0
 	for i, c := range cases {
 		want := native(c)
 		if !want.Verify.Grounded {
 			blocked++
 		}
 		numbers += len(want.Verify.Numbers)
+		for _, f := range want.Feeds {
+			if f.Safe != "" {
+				released++
+			}
+			if !f.OK {
+				stopped++
+			}
+		}
 		if w := generic(t, want); !reflect.DeepEqual(w, got.Results[i]) {
 			diffs++
 			if diffs <= 5 {
@@ -168,7 +170,8 @@ func TestWASMMatchesNative(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d cases (%d numbers, %d answers not grounded): %d differ", len(cases), numbers, blocked, diffs)
+	t.Logf("%d cases (%d numbers, %d answers not grounded; %d feeds released text, %d feeds blocked): %d differ",
+		len(cases), numbers, blocked, released, stopped, diffs)
 
 	wantErrors := map[string]string{
 		"extractNumber":    "groundwire.extract: text must be a string",

@@ -284,7 +284,7 @@ function submit(langOverride) {
   }
   els.input.value = "";
   els.empty.hidden = true;
-  els.messages.append(el("li", { class: "msg user", dataset: { role: "user" } }, el("span", { class: "who", text: t("you") }), el("p", { class: "body", text })));
+  els.messages.append(el("li", { class: "msg user", dataset: { role: "user" } }, el("span", { class: "who", text: t("you"), "data-i18n": "you" }), el("p", { class: "body", text })));
   const m = new MessageView(id);
   messages.set(id, m);
   els.messages.append(m.root);
