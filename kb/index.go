@@ -2,6 +2,8 @@ package kb
 
 import (
 	"math"
+
+	"github.com/groundwire/groundwire/guardrail"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +24,7 @@ const (
 	wOuterHeading  = 0.5 // a word of a heading further up
 	wLead          = 1.0 // a word of the lead-in line of a list ("Prices:")
 	wContext       = 0.5 // a word of the parent list item
+	wKind          = 0.5 // a word for the kind of a number in the snippet
 	wFuzzy         = 0.8 // a query word matched through a close spelling
 	wCompound      = 0.6 // a query word matched as part of a compound
 	wSynonym       = 0.6 // a query word matched through its thesaurus group
@@ -30,6 +33,12 @@ const (
 	maxExpansions  = 32  // fuzzy or compound matches per query word
 	minCompoundLen = 5   // runes of the shorter part of a compound match
 )
+
+// kindWords are searchable words for the snippets holding a number of a
+// kind (guardrail's classification).
+var kindWords = map[guardrail.Kind]string{
+	guardrail.KindPhone: "phone number telephone telefonnummer telefon",
+}
 
 type posting struct {
 	doc uint32
@@ -108,6 +117,14 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 		}
 		if c.context != "" {
 			add(c.context, d.Lang, wContext)
+		}
+		// What kind of numbers a snippet holds is searchable too: "what is
+		// your phone number" finds the snippet with the phone number.
+		for _, n := range d.Source.Numbers {
+			if words := kindWords[n.Kind]; words != "" {
+				add(words, d.Lang, wKind)
+				break
+			}
 		}
 		for s, f := range tf {
 			ix.terms[s] = append(ix.terms[s], posting{doc: uint32(i), tf: f})
