@@ -14,7 +14,11 @@ func TestExplainRetrieval(t *testing.T) {
 	}
 	base, _ := Default()
 	ix := base.idx
-	for _, c := range loadRetrievalCases(t) {
+	cases := loadRetrievalCases(t)
+	if f := os.Getenv("KBDEBUG"); f != "1" {
+		cases = loadCasesFile(t, f)
+	}
+	for _, c := range cases {
 		want := "NONE"
 		if c.File != nil {
 			want = *c.File
@@ -27,7 +31,7 @@ func TestExplainRetrieval(t *testing.T) {
 			}
 		})
 		for _, w := range words {
-			exps, exact := ix.expand(w)
+			exps, exact := ix.expand(w, detectLang(c.Query))
 			fmt.Printf("   %s exact=%v %v\n", w, exact, exps)
 		}
 		hs, known := base.search(c.Query, 5, floor{})

@@ -2,6 +2,8 @@ package kb
 
 import (
 	"math"
+
+	"github.com/groundwire/groundwire/guardrail"
 	"slices"
 	"strings"
 	"sync"
@@ -22,13 +24,21 @@ const (
 	wOuterHeading  = 0.5 // a word of a heading further up
 	wLead          = 1.0 // a word of the lead-in line of a list ("Prices:")
 	wContext       = 0.5 // a word of the parent list item
+	wKind          = 0.5 // a word for the kind of a number in the snippet
 	wFuzzy         = 0.8 // a query word matched through a close spelling
 	wCompound      = 0.6 // a query word matched as part of a compound
 	wSynonym       = 0.6 // a query word matched through its thesaurus group
+	wPrefix        = 0.5 // a query word matched by a shared beginning
 	wHint          = 0.5 // a word a phrase of the question points to
 	maxExpansions  = 32  // fuzzy or compound matches per query word
 	minCompoundLen = 5   // runes of the shorter part of a compound match
 )
+
+// kindWords are searchable words for the snippets holding a number of a
+// kind (guardrail's classification).
+var kindWords = map[guardrail.Kind]string{
+	guardrail.KindPhone: "phone number telephone telefonnummer telefon",
+}
 
 type posting struct {
 	doc uint32
@@ -42,11 +52,23 @@ type index struct {
 	vocab   []string            // sorted stems
 	words   []string            // sorted surface words (for spelling mistakes)
 	surface map[string][]string // surface word → its indexed stems
+	langs   map[string]uint8    // surface word or stem → languages it is in (langBit)
 	rvocab  []string            // sorted reversed stems
 	pool    sync.Pool
 }
 
 type stemKey struct{ word, lang string }
+
+// langBit is a language as a bit; unknown is every language.
+func langBit(lang string) uint8 {
+	switch lang {
+	case English:
+		return 1
+	case Swedish:
+		return 2
+	}
+	return 3
+}
 
 func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	ix := &index{
@@ -96,6 +118,14 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 		if c.context != "" {
 			add(c.context, d.Lang, wContext)
 		}
+		// What kind of numbers a snippet holds is searchable too: "what is
+		// your phone number" finds the snippet with the phone number.
+		for _, n := range d.Source.Numbers {
+			if words := kindWords[n.Kind]; words != "" {
+				add(words, d.Lang, wKind)
+				break
+			}
+		}
 		for s, f := range tf {
 			ix.terms[s] = append(ix.terms[s], posting{doc: uint32(i), tf: f})
 		}
@@ -116,8 +146,11 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	}
 	slices.Sort(ix.vocab)
 	ix.surface = make(map[string][]string)
+	ix.langs = make(map[string]uint8)
 	for k, ss := range cache {
+		ix.langs[k.word] |= langBit(k.lang)
 		for _, st := range ss {
+			ix.langs[st] |= langBit(k.lang)
 			if !slices.Contains(ix.surface[k.word], st) {
 				ix.surface[k.word] = append(ix.surface[k.word], st)
 			}
@@ -182,13 +215,18 @@ func (ix *index) addWord(es *expansions, word string, w float64) bool {
 // expand returns what a query word matches in the index: its own stems
 // (exact), and the words of its thesaurus groups; when its own stems are not
 // indexed, also close spellings and compounds.
-func (ix *index) expand(word string) (exps expansions, exact bool) {
+//
+// Close spellings, compounds and shared beginnings are looked for only among
+// words of the query's language, when it is known: a Swedish "livet" is not
+// a misspelt English "live".
+func (ix *index) expand(word, lang string) (exps expansions, exact bool) {
 	exact = ix.addWord(&exps, word, 1)
+	inLang := func(w string) bool { return ix.langs[w]&langBit(lang) != 0 }
 	if !exact && !hasDigit(word) {
 		n := utf8.RuneCountInString(word)
 		if max := editBudget(n); max > 0 {
 			for _, v := range ix.words {
-				if d := utf8.RuneCountInString(v) - n; d <= max && d >= -max && osa(word, v, max) <= max {
+				if d := utf8.RuneCountInString(v) - n; d <= max && d >= -max && inLang(v) && osa(word, v, max) <= max {
 					for _, st := range ix.surface[v] {
 						exps.add(st, wFuzzy)
 					}
@@ -197,7 +235,8 @@ func (ix *index) expand(word string) (exps expansions, exact bool) {
 		}
 		var buf [2]string
 		for _, s := range stems(word, "", buf[:0]) {
-			ix.compounds(&exps, s)
+			ix.compounds(&exps, s, inLang)
+			ix.sharedPrefix(&exps, s, inLang)
 		}
 	}
 	for _, syn := range synonyms[word] {
@@ -206,27 +245,48 @@ func (ix *index) expand(word string) (exps expansions, exact bool) {
 	return exps, exact
 }
 
+// sharedPrefix adds indexed stems that share a long beginning with s
+// (at least 5 runes and all of s but its last 3): another form of the same
+// word that the stemmers do not join ("levererar" → "leverans").
+func (ix *index) sharedPrefix(exps *expansions, s string, inLang func(string) bool) {
+	r := []rune(s)
+	n := max(minCompoundLen, len(r)-3)
+	if len(r) < n {
+		return
+	}
+	p := string(r[:n])
+	for i, _ := slices.BinarySearch(ix.vocab, p); i < len(ix.vocab) && strings.HasPrefix(ix.vocab[i], p); i++ {
+		if inLang(ix.vocab[i]) {
+			exps.add(ix.vocab[i], wPrefix)
+		}
+	}
+}
+
 // compounds adds indexed stems that s begins or ends ("öppet" →
 // "öppettid") and indexed stems that begin or end s ("familjeabonnemang" →
 // "familj", "abonnemang").
-func (ix *index) compounds(exps *expansions, s string) {
+func (ix *index) compounds(exps *expansions, s string, inLang func(string) bool) {
 	if utf8.RuneCountInString(s) < minCompoundLen {
 		return
 	}
 	for i, _ := slices.BinarySearch(ix.vocab, s); i < len(ix.vocab) && strings.HasPrefix(ix.vocab[i], s); i++ {
-		exps.add(ix.vocab[i], wCompound)
+		if inLang(ix.vocab[i]) {
+			exps.add(ix.vocab[i], wCompound)
+		}
 	}
 	rs := reverse(s)
 	for i, _ := slices.BinarySearch(ix.rvocab, rs); i < len(ix.rvocab) && strings.HasPrefix(ix.rvocab[i], rs); i++ {
-		exps.add(reverse(ix.rvocab[i]), wCompound)
+		if v := reverse(ix.rvocab[i]); inLang(v) {
+			exps.add(v, wCompound)
+		}
 	}
 	r := []rune(s)
 	for k := len(r) - 1; k >= minCompoundLen; k-- {
-		if _, ok := ix.terms[string(r[:k])]; ok {
-			exps.add(string(r[:k]), wCompound)
+		if v := string(r[:k]); inLang(v) {
+			exps.add(v, wCompound)
 		}
-		if _, ok := ix.terms[string(r[len(r)-k:])]; ok {
-			exps.add(string(r[len(r)-k:]), wCompound)
+		if v := string(r[len(r)-k:]); inLang(v) {
+			exps.add(v, wCompound)
 		}
 	}
 }
@@ -350,10 +410,11 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float
 	defer ix.pool.Put(s)
 	defer s.reset()
 
+	lang := detectLang(query)
 	maxIDF := ix.idf(1)
 	var queryWeight, knownWeight float64
 	for _, w := range words {
-		exps, exact := ix.expand(w)
+		exps, exact := ix.expand(w, lang)
 		if covered[w] && !exact {
 			continue // part of a phrase, meaningless alone
 		}
@@ -387,7 +448,6 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float
 		ix.score(s, exps, 0, false)
 	}
 
-	lang := detectLang(query)
 	for _, d := range s.touched {
 		if s.cover[d] == 0 || s.cover[d] < fl.snippet*queryWeight {
 			continue

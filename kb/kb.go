@@ -116,7 +116,7 @@ type floor struct{ query, snippet float64 }
 
 // The default relevance floor (see [WithFloor]).
 const (
-	DefaultQueryFloor   = 0.6
+	DefaultQueryFloor   = 0.45
 	DefaultSnippetFloor = 0.2
 )
 

@@ -17,7 +17,11 @@ type retrievalCase struct {
 }
 
 func loadRetrievalCases(t testing.TB) []retrievalCase {
-	f, err := os.Open("../testdata/retrieval.jsonl")
+	return loadCasesFile(t, "../testdata/retrieval.jsonl")
+}
+
+func loadCasesFile(t testing.TB, name string) []retrievalCase {
+	f, err := os.Open(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,6 +100,16 @@ var extraStop = map[string]bool{
 	"alltså": true, "asså": true, "händer": true, "hända": true, "kunna": true,
 	"jo": true, "ja": true, "nej": true, "okej": true, "mej": true, "dej": true,
 	"sen": true, "samt": true, "annars": true, "går": true, "gå": true,
+	// words that frame a question rather than say what it is about
+	// ("how long", "hur stor", "where do I find")
+	"long": true, "big": true, "large": true, "small": true, "find": true,
+	"look": true, "see": true, "use": true, "work": true, "works": true,
+	"make": true, "people": true, "thing": true, "things": true, "way": true,
+	"lång": true, "långt": true, "länge": true, "många": true, "stor": true,
+	"stort": true, "stora": true, "liten": true, "litet": true, "hitta": true,
+	"hittar": true, "se": true, "ser": true, "kolla": true, "använda": true,
+	"fungerar": true, "funkar": true, "folk": true, "personer": true,
+	"sak": true, "saker": true, "sätt": true, "vara": true,
 }
 
 // stopWord reports a word that is not indexed or searched.

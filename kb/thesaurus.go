@@ -107,6 +107,8 @@ var synonymGroups = [][]string{
 	{"enhet", "enheter", "dator", "datorer", "telefoner", "surfplatta"},
 	{"student", "students", "university", "studying"},
 	{"student", "studenter", "studentrabatt", "studerar", "studentkort"},
+	{"senior", "seniors", "pensioner", "pensioners", "retired", "retiree", "elderly", "aged"},
+	{"senior", "seniorer", "pensionär", "pensionärer", "pensionärsrabatt", "seniorrabatt", "pensionerad"},
 	{"family", "household", "kids", "children"},
 	{"familj", "familjen", "hushåll", "barn", "barnen"},
 	{"business", "company", "team", "enterprise", "corporate", "employees"},
