@@ -24,7 +24,7 @@ const (
 	// per worker, and a number of input bytes. One line is always admitted,
 	// however long, so a line up to -max-line never blocks the pipeline.
 	itemsPerWorker   = 16
-	maxBytesInFlight = 64 << 20
+	maxBytesInFlight = 32 << 20
 )
 
 var batchCmd = &command{
