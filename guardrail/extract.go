@@ -1,15 +1,560 @@
 package guardrail
 
-import "regexp"
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
 
-var simpleNumber = regexp.MustCompile(`\+?\d+(?:[.,]\d+)*%?`)
-
-// Extract returns every number in text, in order of appearance.
+// Extract returns every number in text, in order of appearance. See the
+// package documentation and SPEC §3 for what counts as one number.
 func Extract(text string) []Number {
+	f := foldText(text)
+	s := scanner{f: f, final: true}
 	var out []Number
-	for _, m := range simpleNumber.FindAllStringIndex(text, -1) {
-		t := text[m[0]:m[1]]
-		out = append(out, Number{Text: t, Canonical: t, Kind: KindInteger, Start: m[0], End: m[1]})
-	}
+	s.scan(0, func(t token) bool {
+		n := t.number(text, f)
+		n.Unit = unitAfter(f, text, t.end)
+		out = append(out, n)
+		return true
+	})
 	return out
+}
+
+// eof is what the scanner reads past the end of the text.
+const eof rune = -1
+
+// token is a number found by the scanner, with its span in runes.
+type token struct {
+	start, end int
+	canon      string
+	kind       Kind
+}
+
+// span returns the byte span of the token in the original text.
+func (t token) span(f *folded) (start, end int) {
+	return f.start[t.start], f.end[t.end-1]
+}
+
+func (t token) number(text string, f *folded) Number {
+	start, end := t.span(f)
+	return t.numberAt(text[start:end], start, end)
+}
+
+func (t token) numberAt(text string, start, end int) Number {
+	return Number{
+		Text:      text,
+		Canonical: t.canon,
+		Kind:      t.kind,
+		Start:     start,
+		End:       end,
+	}
+}
+
+// scanner reads a folded text left to right. Every look at a rune goes
+// through at, which records when a decision needed a rune past the end of
+// a text that may still grow (final == false). A step whose decision looked
+// past the end is not final: the stream guard holds the text from that
+// step's start and scans it again when more text arrives. Because every step
+// depends only on runes before the end, a step that did not look past the
+// end makes the same decision on any longer text, which is what makes the
+// stream guard agree with Extract on the whole text.
+type scanner struct {
+	f       *folded
+	final   bool
+	pastEnd bool
+}
+
+func (s *scanner) at(i int) rune {
+	if i < len(s.f.r) {
+		if i < 0 {
+			return eof
+		}
+		return s.f.r[i]
+	}
+	if !s.final {
+		s.pastEnd = true
+	}
+	return eof
+}
+
+// scan runs steps from rune index i. emit is called for every number; it
+// returns false to stop. scan returns the index where it stopped and
+// whether it stopped because the step starting there was not final.
+func (s *scanner) scan(i int, emit func(token) bool) (stop int, open bool) {
+	n := len(s.f.r)
+	for i < n {
+		s.pastEnd = false
+		t, next, ok := s.step(i)
+		if s.pastEnd {
+			return i, true
+		}
+		if ok && !emit(t) {
+			return next, false
+		}
+		i = next
+	}
+	return i, false
+}
+
+// step reads what starts at i: a number (ok) or prose up to next.
+func (s *scanner) step(i int) (t token, next int, ok bool) {
+	c := s.at(i)
+	switch {
+	case isDigit(c):
+		return s.number(i)
+	case c == '+':
+		if isDigit(s.at(i + 1)) {
+			if t, ok := s.intlPhone(i); ok {
+				return t, t.end, true
+			}
+		}
+	case c == '-':
+		if isDigit(s.at(i+1)) && signContext(s.at(i-1)) {
+			t, next, ok := s.number(i + 1)
+			if ok && signable(t.kind) {
+				t.start = i
+				t.canon = "-" + t.canon
+				return t, next, true
+			}
+		}
+	case c == '.' || c == ',':
+		if isDigit(s.at(i+1)) && signContext(s.at(i-1)) {
+			return s.leadingFraction(i)
+		}
+	case unicode.IsLetter(c):
+		return s.word(i)
+	}
+	return token{}, i + 1, false
+}
+
+func isDigit(c rune) bool { return c >= '0' && c <= '9' }
+
+func isAlnum(c rune) bool { return isDigit(c) || unicode.IsLetter(c) || unicode.IsMark(c) }
+
+// signContext reports whether a '-' (or a leading decimal mark) after c
+// belongs to the number that follows it: after a space, the start of the
+// text or an opening bracket, not after a digit or a letter ("1-2", "A-5").
+func signContext(c rune) bool {
+	return c == eof || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '(' || c == '[' || c == '"' || c == '\'' || c == ':' || c == '='
+}
+
+func signable(k Kind) bool {
+	switch k {
+	case KindInteger, KindDecimal, KindGrouped, KindPercent, KindAmbiguous:
+		return true
+	}
+	return false
+}
+
+// digits returns the end of the run of ASCII digits starting at i.
+func (s *scanner) digits(i int) int {
+	for isDigit(s.at(i)) {
+		i++
+	}
+	return i
+}
+
+func (s *scanner) str(i, j int) string { return string(s.f.r[i:j]) }
+
+// atLineStart reports whether only spaces or tabs stand between the start
+// of the line and i.
+func (s *scanner) atLineStart(i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		switch s.f.r[j] {
+		case ' ', '\t':
+			continue
+		case '\n', '\r':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// number reads what starts with a digit at i.
+func (s *scanner) number(i int) (token, int, bool) {
+	k := s.digits(i)
+	// A markdown ordered-list marker ("1. ", "2) ") at the start of a line
+	// is formatting, not a number.
+	if k-i <= 9 && s.atLineStart(i) {
+		if m := s.at(k); (m == '.' || m == ')') && isBlank(s.at(k+1)) {
+			return token{}, k + 1, false
+		}
+	}
+	if t, ok := s.date(i, k); ok {
+		return t, t.end, true
+	}
+	if t, ok := s.clock(i, k); ok {
+		return t, t.end, true
+	}
+	if s.at(i) == '0' {
+		if t, ok := s.nationalPhone(i, k); ok {
+			return t, t.end, true
+		}
+	}
+	t := s.numeric(i, k)
+	s.suffix(&t)
+	return t, t.end, true
+}
+
+func isBlank(c rune) bool { return c == ' ' || c == '\t' }
+
+// date reads YYYY-MM-DD or YYYY/MM/DD (one separator throughout, a real
+// month and day).
+func (s *scanner) date(i, k int) (token, bool) {
+	if k-i != 4 {
+		return token{}, false
+	}
+	sep := s.at(k)
+	if sep != '-' && sep != '/' {
+		return token{}, false
+	}
+	m := s.digits(k + 1)
+	if m-(k+1) < 1 || m-(k+1) > 2 || s.at(m) != sep {
+		return token{}, false
+	}
+	d := s.digits(m + 1)
+	if d-(m+1) < 1 || d-(m+1) > 2 {
+		return token{}, false
+	}
+	month, _ := strconv.Atoi(s.str(k+1, m))
+	day, _ := strconv.Atoi(s.str(m+1, d))
+	if month < 1 || month > 12 || day < 1 || day > 31 {
+		return token{}, false
+	}
+	canon := s.str(i, k) + "-" + pad2(month) + "-" + pad2(day)
+	return token{start: i, end: d, canon: canon, kind: KindDate}, true
+}
+
+// clock reads a time of day, H:MM or HH:MM with an optional :SS.
+func (s *scanner) clock(i, k int) (token, bool) {
+	if k-i < 1 || k-i > 2 || s.at(k) != ':' {
+		return token{}, false
+	}
+	m := s.digits(k + 1)
+	if m-(k+1) != 2 {
+		return token{}, false
+	}
+	hour, _ := strconv.Atoi(s.str(i, k))
+	minute, _ := strconv.Atoi(s.str(k+1, m))
+	if hour > 24 || minute > 59 {
+		return token{}, false
+	}
+	canon := pad2(hour) + ":" + s.str(k+1, m)
+	end := m
+	if s.at(m) == ':' {
+		if e := s.digits(m + 1); e-(m+1) == 2 {
+			if sec, _ := strconv.Atoi(s.str(m+1, e)); sec <= 59 {
+				canon += ":" + s.str(m+1, e)
+				end = e
+			}
+		}
+	}
+	return token{start: i, end: end, canon: canon, kind: KindTime}, true
+}
+
+func pad2(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// intlPhone reads an international phone number: '+', then groups of digits
+// separated by single spaces or hyphens, 7 to 15 digits in all (E.164).
+func (s *scanner) intlPhone(i int) (token, bool) {
+	const maxDigits = 15
+	k := s.digits(i + 1)
+	total := k - (i + 1)
+	if total > maxDigits {
+		return token{}, false
+	}
+	end := k
+	for {
+		sep := s.at(end)
+		if sep != ' ' && sep != '-' {
+			break
+		}
+		g := s.digits(end + 1)
+		n := g - (end + 1)
+		if n == 0 || n > 4 || total+n > maxDigits {
+			break
+		}
+		total += n
+		end = g
+	}
+	if total < 7 {
+		return token{}, false
+	}
+	return token{start: i, end: end, canon: "+" + digitsOnly(s.f.r[i+1:end]), kind: KindPhone}, true
+}
+
+// nationalPhone reads a national phone number starting with 0: an area code
+// and a hyphen ("08-123 45 67", "0771-123 456"), or space-separated groups
+// ("070 123 45 67"); 7 to 12 digits in all.
+func (s *scanner) nationalPhone(i, k int) (token, bool) {
+	area := k - i
+	if area < 2 || area > 4 {
+		return token{}, false
+	}
+	total, end, groups := area, k, 0
+	switch s.at(k) {
+	case '-':
+		g := s.digits(k + 1)
+		n := g - (k + 1)
+		if n < 2 || n > 8 {
+			return token{}, false
+		}
+		total += n
+		end = g
+		for {
+			sep := s.at(end)
+			if sep != ' ' && sep != '-' {
+				break
+			}
+			g := s.digits(end + 1)
+			n := g - (end + 1)
+			if n < 2 || n > 4 || total+n > 12 {
+				break
+			}
+			total += n
+			end = g
+		}
+	case ' ':
+		if area < 3 {
+			return token{}, false
+		}
+		for s.at(end) == ' ' {
+			g := s.digits(end + 1)
+			n := g - (end + 1)
+			if n < 2 || n > 3 || total+n > 12 {
+				break
+			}
+			total += n
+			end = g
+			groups++
+		}
+		if groups < 3 {
+			return token{}, false
+		}
+	default:
+		return token{}, false
+	}
+	if total < 7 {
+		return token{}, false
+	}
+	return token{start: i, end: end, canon: digitsOnly(s.f.r[i:end]), kind: KindPhone}, true
+}
+
+func digitsOnly(r []rune) string {
+	var b strings.Builder
+	for _, c := range r {
+		if isDigit(c) {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// numeric reads an integer or decimal whose first run of digits is [i,k):
+// space-grouped thousands ("10 000"), then groups after '.' or ','. The
+// shapes are settled by SPEC §3 rule 6.
+func (s *scanner) numeric(i, k int) token {
+	intPart := s.str(i, k)
+	spaced := false
+	if k-i <= 3 && s.at(i) != '0' {
+		for s.at(k) == ' ' {
+			g := s.digits(k + 1)
+			if g-(k+1) != 3 {
+				break
+			}
+			intPart += s.str(k+1, g)
+			k = g
+			spaced = true
+		}
+	}
+	// Groups after decimal marks or point/comma grouping.
+	var seps []rune
+	var groups []string
+	for {
+		c := s.at(k)
+		if c != '.' && c != ',' || !isDigit(s.at(k+1)) {
+			break
+		}
+		g := s.digits(k + 1)
+		seps = append(seps, c)
+		groups = append(groups, s.str(k+1, g))
+		k = g
+	}
+	t := token{start: i, end: k}
+	switch n := len(groups); {
+	case n == 0:
+		t.canon = intPart
+		t.kind = KindInteger
+		if spaced {
+			t.kind = KindGrouped
+		}
+	case n == 1 && spaced:
+		t.canon, t.kind = decimal(intPart, groups[0]), KindDecimal
+	case n == 1:
+		if len(groups[0]) == 3 && len(intPart) <= 3 && intPart[0] != '0' {
+			// "1,000" and "1.000": one thousand, or one with three decimals.
+			t.canon, t.kind = intPart+","+groups[0], KindAmbiguous
+		} else {
+			t.canon, t.kind = decimal(intPart, groups[0]), KindDecimal
+		}
+	case spaced:
+		t.canon, t.kind = ambiguousShape(intPart, groups), KindAmbiguous
+	default:
+		t.canon, t.kind = pointGrouped(intPart, seps, groups)
+	}
+	return t
+}
+
+// pointGrouped settles two or more groups after '.' or ',': thousands
+// grouping ("181,674,817"), grouping with a decimal part in the other mark
+// ("1,234.56", "1.234,5"), or else a shape that only the same shape grounds.
+func pointGrouped(intPart string, seps []rune, groups []string) (string, Kind) {
+	n := len(groups)
+	if len(intPart) <= 3 && intPart[0] != '0' {
+		sep := seps[0]
+		thousands := true
+		for j := 0; j < n-1; j++ {
+			if seps[j] != sep || len(groups[j]) != 3 {
+				thousands = false
+			}
+		}
+		if thousands {
+			whole := intPart + strings.Join(groups[:n-1], "")
+			switch {
+			case seps[n-1] == sep && len(groups[n-1]) == 3:
+				return whole + groups[n-1], KindGrouped
+			case seps[n-1] != sep:
+				return decimal(whole, groups[n-1]), KindDecimal
+			}
+		}
+	}
+	return ambiguousShape(intPart, groups), KindAmbiguous
+}
+
+// ambiguousShape is the canonical form of a shape with no settled reading:
+// its digit groups joined by ',' — a form no decimal (always '.') or integer
+// canonical form takes, so only the same shape grounds it.
+func ambiguousShape(intPart string, groups []string) string {
+	return intPart + "," + strings.Join(groups, ",")
+}
+
+// decimal is the canonical form of a decimal: '.' as the mark, trailing
+// zeros dropped ("12,50" → "12.5", "12.00" → "12").
+func decimal(whole, frac string) string {
+	frac = strings.TrimRight(frac, "0")
+	if frac == "" {
+		return whole
+	}
+	return whole + "." + frac
+}
+
+// leadingFraction reads ".5" or ",5" after a space: the decimal 0.5.
+func (s *scanner) leadingFraction(i int) (token, int, bool) {
+	g := s.digits(i + 1)
+	t := token{start: i, end: g, kind: KindDecimal, canon: decimal("0", s.str(i+1, g))}
+	s.suffix(&t)
+	return t, t.end, true
+}
+
+// suffix reads a percent sign or word after a number, which makes it a
+// percent. It reads only as far as the text can still spell one, so the
+// number is final as soon as the next word cannot be "percent".
+func (s *scanner) suffix(t *token) {
+	k := t.end
+	switch {
+	case s.at(k) == '%':
+		s.percent(t, k+1)
+		return
+	case s.at(k) == ' ' && s.at(k+1) == '%':
+		s.percent(t, k+2)
+		return
+	}
+	if s.at(k) == ' ' {
+		if e, ok := s.matchWord(k+1, percentWords...); ok {
+			s.percent(t, e)
+		}
+	}
+}
+
+// matchWord reports whether one of the lower-case words stands at i as a
+// whole word, and where it ends. It looks no further than a match needs.
+func (s *scanner) matchWord(i int, words ...string) (int, bool) {
+	alive := make([]bool, len(words))
+	for w := range alive {
+		alive[w] = true
+	}
+	for n := 0; ; n++ {
+		c := unicode.ToLower(s.at(i + n))
+		any := false
+		for w, word := range words {
+			if !alive[w] {
+				continue
+			}
+			r := []rune(word)
+			if n == len(r) {
+				if !isAlnum(c) {
+					return i + n, true
+				}
+				alive[w] = false
+				continue
+			}
+			if r[n] != c {
+				alive[w] = false
+				continue
+			}
+			any = true
+		}
+		if !any {
+			return 0, false
+		}
+	}
+}
+
+func (s *scanner) percent(t *token, end int) {
+	t.end = end
+	t.canon += "%"
+	t.kind = KindPercent
+}
+
+var percentWords = []string{"percent", "procent"}
+
+// unitAfter returns the unit written right after the number ending at rune
+// index end ("399 kr", "1TB"), or "". The unit does not take part in any
+// decision of the scanner, so it is read only once the text is final.
+func unitAfter(f *folded, text string, end int) string {
+	w := end
+	if w < len(f.r) && f.r[w] == ' ' {
+		w++
+	}
+	e := w
+	for e < len(f.r) && (unicode.IsLetter(f.r[e]) || f.r[e] == '$' || f.r[e] == '€' || f.r[e] == '£') {
+		e++
+	}
+	if e == w || !units[strings.ToLower(string(f.r[w:e]))] {
+		return ""
+	}
+	return text[f.start[w]:f.end[e-1]]
+}
+
+// units are the units recorded in Number.Unit. The list is informative: a
+// number is compared without its unit whatever follows it.
+var units = map[string]bool{
+	"kr": true, "sek": true, "kronor": true, "krona": true, "öre": true,
+	"eur": true, "euro": true, "usd": true, "$": true, "€": true, "£": true, "dollar": true, "dollars": true,
+	"b": true, "kb": true, "mb": true, "gb": true, "tb": true, "pb": true,
+	"kbit": true, "mbit": true, "gbit": true, "mbps": true, "gbps": true,
+	"ms": true, "s": true, "sek.": true, "min": true, "h": true, "tim": true, "timmar": true, "timme": true,
+	"minuter": true, "minutes": true, "hours": true, "hour": true, "seconds": true, "sekunder": true,
+	"dagar": true, "dag": true, "days": true, "day": true, "veckor": true, "weeks": true, "week": true,
+	"månader": true, "månad": true, "months": true, "month": true, "år": true, "years": true, "year": true,
+	"st": true, "pcs": true, "users": true, "användare": true,
+	"kg": true, "g": true, "km": true, "m": true, "cm": true, "mm": true,
 }

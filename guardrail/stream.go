@@ -1,11 +1,30 @@
 package guardrail
 
-import "strings"
-
-// StreamGuard checks an answer while it streams (hold mode, SPEC §4).
+// StreamGuard checks an answer while it streams (hold mode, SPEC §4): it is
+// fed the model's deltas as they arrive and returns at once the text that is
+// safe to show. Prose passes straight through; text is held only while its
+// end could still be (the start of) a number — "12" may become "12.5",
+// "+46 8" a phone number, "twenty" "twenty-five" — until the number is
+// complete. A grounded number is released; the first ungrounded one blocks
+// the answer and nothing after it is released.
+//
+// Whatever the split of the text into deltas, the released text and the
+// verdict are the same as for the whole text: when the answer is grounded
+// the released text is the whole answer, otherwise it is the text before
+// the first ungrounded number, and Close's verdict equals [Verify].
+//
+// A StreamGuard is used by one goroutine at a time.
 type StreamGuard struct {
-	sources []*Source
-	buf     strings.Builder
+	sources  []*Source
+	raw      []byte // every byte fed
+	decoded  int    // bytes of raw folded into f
+	f        folded
+	scanned  int // rune index up to which numbers are final
+	released int // byte offset up to which text was returned
+	numbers  []NumberVerdict
+	ends     []int // rune index where each number ends, to read its unit at Close
+	blocked  bool
+	closed   bool
 }
 
 // NewStreamGuard returns a guard for one answer verified against sources.
@@ -13,18 +32,78 @@ func NewStreamGuard(sources []*Source) *StreamGuard {
 	return &StreamGuard{sources: sources}
 }
 
-// Feed appends delta and returns the text that is now safe to show. ok is
-// false once the answer holds an ungrounded number.
+// Feed appends delta to the answer and returns the text that has become
+// safe to show. ok is false once the answer holds an ungrounded number
+// (see [StreamGuard.Blocked]); the caller should stop the stream then.
+// Feeding after Close panics.
 func (g *StreamGuard) Feed(delta string) (safe string, ok bool) {
-	g.buf.WriteString(delta)
-	return "", true
+	if g.closed {
+		panic("guardrail: Feed after Close")
+	}
+	g.raw = append(g.raw, delta...)
+	g.decoded += g.f.appendBytes(g.raw[g.decoded:], g.decoded, false)
+	return g.advance(false), !g.blocked
 }
 
-// Close decides whatever is still held and returns it with the verdict.
+// Close ends the answer: whatever is still held is decided, and the rest of
+// the safe text is returned with the verdict on the whole answer.
 func (g *StreamGuard) Close() (safe string, v Verdict) {
-	v = Verify(g.buf.String(), g.sources)
-	if v.Grounded {
-		return g.buf.String(), v
+	if !g.closed {
+		g.closed = true
+		g.decoded += g.f.appendBytes(g.raw[g.decoded:], g.decoded, true)
+		safe = g.advance(true)
+		text := string(g.raw)
+		for i, end := range g.ends {
+			g.numbers[i].Unit = unitAfter(&g.f, text, end)
+		}
 	}
-	return "", v
+	v = Verdict{Grounded: !g.blocked, Numbers: g.numbers}
+	return safe, v
+}
+
+// Blocked returns the number that blocked the answer, if one did.
+func (g *StreamGuard) Blocked() (NumberVerdict, bool) {
+	if !g.blocked {
+		return NumberVerdict{}, false
+	}
+	first, _ := Verdict{Numbers: g.numbers}.FirstUngrounded()
+	return first, true
+}
+
+// Text returns everything fed so far.
+func (g *StreamGuard) Text() string { return string(g.raw) }
+
+// advance scans the text that is not final yet and returns what became
+// safe to show.
+func (g *StreamGuard) advance(final bool) string {
+	s := scanner{f: &g.f, final: final}
+	limit := -1 // byte offset where an ungrounded number starts
+	stop, open := s.scan(g.scanned, func(t token) bool {
+		start, end := t.span(&g.f)
+		n := t.numberAt(string(g.raw[start:end]), start, end)
+		nv := Check(n, g.sources)
+		g.numbers = append(g.numbers, nv)
+		g.ends = append(g.ends, t.end)
+		if !nv.Grounded && !g.blocked {
+			g.blocked = true
+			limit = start
+		}
+		return true
+	})
+	g.scanned = stop
+	end := g.decoded
+	switch {
+	case limit >= 0:
+		end = limit
+	case g.blocked:
+		return ""
+	case open:
+		end = g.f.start[stop]
+	}
+	if end <= g.released {
+		return ""
+	}
+	safe := string(g.raw[g.released:end])
+	g.released = end
+	return safe
 }

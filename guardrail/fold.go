@@ -1,0 +1,124 @@
+package guardrail
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// folded is a text with every rune folded to the form the scanner reads
+// (SPEC §3 rule 5: no bypass), and the byte span of each folded rune in the
+// original text. Runes that carry nothing (zero-width spaces, soft hyphens)
+// are dropped, so "3\u200b99" reads as "399".
+type folded struct {
+	r     []rune
+	start []int // start[i]: byte offset of r[i] in the original
+	end   []int // end[i]: byte offset just past r[i] in the original
+}
+
+// appendBytes folds the complete runes of p (whose first byte is at offset
+// base of the original text) and returns how many bytes it consumed. When
+// atEOF is false a trailing incomplete UTF-8 sequence is left unconsumed, so
+// that a rune split across two stream deltas is read the same as whole.
+func (f *folded) appendBytes(p []byte, base int, atEOF bool) int {
+	i := 0
+	for i < len(p) {
+		if !atEOF && !utf8.FullRune(p[i:]) {
+			break
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		if fr, keep := foldRune(r); keep {
+			f.r = append(f.r, fr)
+			f.start = append(f.start, base+i)
+			f.end = append(f.end, base+i+size)
+		}
+		i += size
+	}
+	return i
+}
+
+func foldText(s string) *folded {
+	f := &folded{
+		r:     make([]rune, 0, len(s)),
+		start: make([]int, 0, len(s)),
+		end:   make([]int, 0, len(s)),
+	}
+	for i, r := range s {
+		size := utf8.RuneLen(r)
+		if r == utf8.RuneError {
+			_, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if fr, keep := foldRune(r); keep {
+			f.r = append(f.r, fr)
+			f.start = append(f.start, i)
+			f.end = append(f.end, i+size)
+		}
+	}
+	return f
+}
+
+// foldRune maps a rune to what the scanner reads: every decimal digit of any
+// script and every superscript or subscript digit to 0–9, every kind of
+// space to ' ', dashes and the minus sign to '-', full-width ASCII to ASCII.
+// keep is false for runes that are dropped.
+func foldRune(r rune) (rune, bool) {
+	if r < 0x80 {
+		return r, true
+	}
+	switch r {
+	case 0x00A0, 0x1680, 0x2007, 0x2009, 0x202F, 0x205F, 0x3000,
+		0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2008, 0x200A:
+		return ' ', true
+	case 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x00AD, 0x180E:
+		return 0, false
+	case 0x2010, 0x2011, 0x2012, 0x2013, 0x2014, 0x2212, 0xFE58, 0xFE63, 0xFF0D:
+		return '-', true
+	case 0x2044, 0x2215: // fraction slash, division slash
+		return '/', true
+	case 0x066A: // Arabic percent sign
+		return '%', true
+	case 0x066B: // Arabic decimal separator
+		return '.', true
+	case 0x066C: // Arabic thousands separator
+		return ',', true
+	case 0x00B9:
+		return '1', true
+	case 0x00B2:
+		return '2', true
+	case 0x00B3:
+		return '3', true
+	case 0x2070:
+		return '0', true
+	}
+	switch {
+	case r >= 0x2074 && r <= 0x2079: // superscript 4–9
+		return '4' + (r - 0x2074), true
+	case r >= 0x2080 && r <= 0x2089: // subscript 0–9
+		return '0' + (r - 0x2080), true
+	case r >= 0xFF01 && r <= 0xFF5E: // full-width ASCII
+		return r - 0xFEE0, true
+	}
+	if d, ok := digitValue(r); ok {
+		return '0' + d, true
+	}
+	return r, true
+}
+
+// digitValue returns the value of a Unicode decimal digit (category Nd).
+// Every Nd range in the Unicode tables is a run of whole 0–9 sets, so the
+// value is the distance from the start of the range, modulo 10.
+func digitValue(r rune) (rune, bool) {
+	if !unicode.Is(unicode.Nd, r) {
+		return 0, false
+	}
+	for _, rg := range unicode.Nd.R16 {
+		if lo, hi := rune(rg.Lo), rune(rg.Hi); r >= lo && r <= hi {
+			return (r - lo) % 10, true
+		}
+	}
+	for _, rg := range unicode.Nd.R32 {
+		if lo, hi := rune(rg.Lo), rune(rg.Hi); r >= lo && r <= hi {
+			return (r - lo) % 10, true
+		}
+	}
+	return 0, false
+}

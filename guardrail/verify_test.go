@@ -1,0 +1,117 @@
+package guardrail
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestVerify(t *testing.T) {
+	kb := []string{
+		"Basic: 99 kr/månad. Premium: 399 kr/månad.",
+		"Ring oss på +46 8 123 45 67 vardagar 08:00–17:00.",
+		"Årsrabatt 20%. Lagring 1 TB, upp till 10 000 filer. Moms 12,5 %.",
+		"Erbjudandet gäller till 2025-12-31. Antal: 1,000 licenser.",
+		"Vi har ninety-nine servrar och tjugo kontor.",
+	}
+	src := NewSources(kb)
+	tests := []struct {
+		answer   string
+		grounded bool
+		citation []int // per number
+	}{
+		{"Premium kostar 399 kr/månad.", true, []int{0}},
+		{"Premium costs 399 SEK per month, Basic 99.", true, []int{0, 0}},
+		{"Basic kostar 777 kr/månad.", false, []int{-1}},
+		{"No numbers at all.", true, nil},
+		{"Call +46-8-123-45-67.", true, []int{1}},
+		{"Call 08-123 45 67.", false, []int{-1}},         // national does not ground international
+		{"Open 08:00 to 17:00.", true, []int{1, 1}},      // times
+		{"You save 20 percent.", true, []int{2}},         // word percent = 20%
+		{"You save 20 on the year.", true, []int{2}},     // bare value of a percent
+		{"Moms 12.5%.", true, []int{2}},                  // comma and point agree
+		{"Moms 12.50 %.", true, []int{2}},                // trailing zero
+		{"Up to 10000 files.", true, []int{2}},           // grouping
+		{"Up to 10 000 files.", true, []int{2}},          // no-break space
+		{"Up to ten thousand files.", true, []int{2}},    // words ground against digits
+		{"Valid until 2025/12/31.", true, []int{3}},      // date forms
+		{"1,000 licenses.", true, []int{3}},              // same ambiguous shape
+		{"1.000 licenses.", true, []int{3}},              // same digits, same shape
+		{"1000 licenses.", false, []int{-1}},             // ambiguity blocks
+		{"We run 99 servers.", true, []int{0}},           // digits against words
+		{"Vi har 20 kontor.", true, []int{2}},            // first source that grounds
+		{"We have twenty offices.", true, []int{2}},      // 20 is grounded by 20% (bare) first
+		{"Premium 399, eller ０９９?", false, []int{0, -1}}, // 099 != 99
+		{"Premium ３９９ kr", true, []int{0}},               // full-width folds
+		{"Premium 3\u200b99 kr", true, []int{0}},         // zero width cannot split
+		{"Premium 399 kr, Basic 98 kr", false, []int{0, -1}},
+		{"Pris −99 kr", false, []int{-1}}, // sign matters
+	}
+	for _, tc := range tests {
+		v := Verify(tc.answer, src)
+		if v.Grounded != tc.grounded {
+			t.Errorf("Verify(%q).Grounded = %v, want %v (%+v)", tc.answer, v.Grounded, tc.grounded, v.Numbers)
+			continue
+		}
+		if len(v.Numbers) != len(tc.citation) {
+			t.Errorf("Verify(%q): %d numbers, want %d: %+v", tc.answer, len(v.Numbers), len(tc.citation), v.Numbers)
+			continue
+		}
+		for i, n := range v.Numbers {
+			if n.Citation != tc.citation[i] || n.Grounded != (tc.citation[i] >= 0) {
+				t.Errorf("Verify(%q) number %q: citation %d grounded %v, want citation %d", tc.answer, n.Text, n.Citation, n.Grounded, tc.citation[i])
+			}
+		}
+		first, blocked := v.FirstUngrounded()
+		if blocked == v.Grounded || (blocked && first.Grounded) {
+			t.Errorf("Verify(%q): FirstUngrounded = %+v, %v", tc.answer, first, blocked)
+		}
+	}
+}
+
+// SPEC §3 rule 6: one separator followed by exactly three digits is
+// grounded only by the same digits in the same shape.
+func TestVerifyOneGroupShape(t *testing.T) {
+	for _, tc := range []struct {
+		answer, source string
+		grounded       bool
+	}{
+		{"1,000", "1", false},
+		{"1,000", "1000", false},
+		{"1,000", "1.0", false},
+		{"1,000", "1 000", false},
+		{"1,000", "1.000", true},
+		{"1000", "1,000", false},
+		{"1", "1,000", false},
+		{"1,000,000", "1 000 000", true},
+		{"12,500 kr", "12 500 kr", false},
+		{"12,500 kr", "12,500 kr", true},
+	} {
+		if v := VerifyStrings(tc.answer, []string{tc.source}); v.Grounded != tc.grounded {
+			t.Errorf("answer %q, source %q: grounded %v, want %v", tc.answer, tc.source, v.Grounded, tc.grounded)
+		}
+	}
+}
+
+func TestVerifyNoSources(t *testing.T) {
+	if v := Verify("It costs 5 kr.", nil); v.Grounded {
+		t.Error("a number with no sources must block")
+	}
+	if v := Verify("No numbers here.", nil); !v.Grounded {
+		t.Error("an answer without numbers needs no source")
+	}
+	if v := Check(Number{Canonical: "5"}, []*Source{nil, NewSource("5")}); v.Citation != 1 {
+		t.Errorf("nil source must be skipped: %+v", v)
+	}
+}
+
+func TestVerdictJSON(t *testing.T) {
+	v := VerifyStrings("Premium 399 kr", []string{"Premium: 399 kr/månad"})
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"grounded":true,"numbers":[{"text":"399","canonical":"399","kind":"integer","unit":"kr","start":8,"end":11,"grounded":true,"citation":0}]}`
+	if string(b) != want {
+		t.Errorf("JSON\n got %s\nwant %s", b, want)
+	}
+}

@@ -1,0 +1,301 @@
+package guardrail
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// word reads what starts with a letter at i: a code with digits inside
+// ("A380", "COVID-19"), a spelled-out number ("ninety-nine", "två tusen",
+// "nittionio"), or a prose word.
+func (s *scanner) word(i int) (token, int, bool) {
+	j := s.alnumEnd(i)
+	// A compound of alphanumeric runs joined by single hyphens holds a
+	// code when any run has a digit ("COVID-19", "SE-123").
+	end, hasDigit := j, containsDigit(s.f.r[i:j])
+	for s.at(end) == '-' && isAlnum(s.at(end+1)) {
+		e := s.alnumEnd(end + 1)
+		if containsDigit(s.f.r[end+1 : e]) {
+			hasDigit = true
+		}
+		end = e
+	}
+	if hasDigit {
+		return token{start: i, end: end, canon: strings.ToUpper(s.str(i, end)), kind: KindCode}, end, true
+	}
+	if t, ok := s.spelled(i, j); ok {
+		return t, t.end, true
+	}
+	return token{}, j, false
+}
+
+func (s *scanner) alnumEnd(i int) int {
+	for isAlnum(s.at(i)) {
+		i++
+	}
+	return i
+}
+
+func containsDigit(r []rune) bool {
+	for _, c := range r {
+		if isDigit(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// lexeme kinds of spelled-out numbers.
+const (
+	lexUnit    = iota + 1 // one … nine
+	lexTeen               // ten … nineteen
+	lexTens               // twenty … ninety
+	lexHundred            // hundred
+	lexScale              // thousand, million, billion
+	lexAnd                // "and" inside a number: two hundred and five
+	lexArticle            // "a" before hundred or a scale: a thousand
+)
+
+type lexeme struct {
+	kind int
+	val  int64
+}
+
+var englishWords = map[string]lexeme{
+	"one": {lexUnit, 1}, "two": {lexUnit, 2}, "three": {lexUnit, 3}, "four": {lexUnit, 4},
+	"five": {lexUnit, 5}, "six": {lexUnit, 6}, "seven": {lexUnit, 7}, "eight": {lexUnit, 8}, "nine": {lexUnit, 9},
+	"ten": {lexTeen, 10}, "eleven": {lexTeen, 11}, "twelve": {lexTeen, 12}, "thirteen": {lexTeen, 13},
+	"fourteen": {lexTeen, 14}, "fifteen": {lexTeen, 15}, "sixteen": {lexTeen, 16}, "seventeen": {lexTeen, 17},
+	"eighteen": {lexTeen, 18}, "nineteen": {lexTeen, 19},
+	"twenty": {lexTens, 20}, "thirty": {lexTens, 30}, "forty": {lexTens, 40}, "fifty": {lexTens, 50},
+	"sixty": {lexTens, 60}, "seventy": {lexTens, 70}, "eighty": {lexTens, 80}, "ninety": {lexTens, 90},
+	"hundred": {lexHundred, 100}, "thousand": {lexScale, 1e3}, "million": {lexScale, 1e6}, "billion": {lexScale, 1e9},
+	"and": {lexAnd, 0}, "a": {lexArticle, 1},
+}
+
+// swedishParts are the parts Swedish number words are written together
+// from: "tvåhundrafemtio" is två·hundra·femtio.
+var swedishParts = map[string][]lexeme{
+	"en": {{lexUnit, 1}}, "ett": {{lexUnit, 1}}, "två": {{lexUnit, 2}}, "tre": {{lexUnit, 3}},
+	"fyra": {{lexUnit, 4}}, "fem": {{lexUnit, 5}}, "sex": {{lexUnit, 6}}, "sju": {{lexUnit, 7}},
+	"åtta": {{lexUnit, 8}}, "nio": {{lexUnit, 9}},
+	"tio": {{lexTeen, 10}}, "elva": {{lexTeen, 11}}, "tolv": {{lexTeen, 12}}, "tretton": {{lexTeen, 13}},
+	"fjorton": {{lexTeen, 14}}, "femton": {{lexTeen, 15}}, "sexton": {{lexTeen, 16}}, "sjutton": {{lexTeen, 17}},
+	"arton": {{lexTeen, 18}}, "nitton": {{lexTeen, 19}},
+	"tjugo": {{lexTens, 20}}, "trettio": {{lexTens, 30}}, "fyrtio": {{lexTens, 40}}, "femtio": {{lexTens, 50}},
+	"sextio": {{lexTens, 60}}, "sjuttio": {{lexTens, 70}}, "åttio": {{lexTens, 80}}, "nittio": {{lexTens, 90}},
+	"hundra": {{lexHundred, 100}}, "tusen": {{lexScale, 1e3}},
+	"ettusen": {{lexUnit, 1}, {lexScale, 1e3}},
+	"miljon":  {{lexScale, 1e6}}, "miljoner": {{lexScale, 1e6}},
+	"miljard": {{lexScale, 1e9}}, "miljarder": {{lexScale, 1e9}},
+}
+
+const maxSwedishPart = len("miljarder")
+
+// prefixes holds every prefix of an English number word and of a Swedish
+// part, whole words included.
+var prefixes = func() map[string]bool {
+	m := map[string]bool{}
+	add := func(w string) {
+		for i := range w {
+			m[w[:i]] = true
+		}
+		m[w] = true
+	}
+	for w := range englishWords {
+		add(w)
+	}
+	for w := range swedishParts {
+		add(w)
+	}
+	return m
+}()
+
+// numberWordPrefix reports whether w is the start of a number word: of an
+// English one, or Swedish parts followed by the start of a part.
+func numberWordPrefix(w string) bool {
+	if prefixes[w] {
+		return true
+	}
+	for n := min(len(w)-1, maxSwedishPart); n >= 2; n-- {
+		if _, ok := swedishParts[w[:n]]; ok && numberWordPrefix(w[n:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// lexWord returns the lexemes of one lower-cased word and its language
+// ('e' English, 's' Swedish), or nil when the word is not (entirely) a
+// number word. The words of one number are all of one language.
+func lexWord(w string) ([]lexeme, byte) {
+	if l, ok := englishWords[w]; ok {
+		return []lexeme{l}, 'e'
+	}
+	if l := swedishSplit(w); l != nil {
+		return l, 's'
+	}
+	return nil, 0
+}
+
+// swedishSplit splits a word into Swedish number parts, longest part first,
+// backtracking; nil when it cannot be split entirely.
+func swedishSplit(w string) []lexeme {
+	if w == "" {
+		return nil
+	}
+	for n := min(len(w), maxSwedishPart); n >= 2; n-- {
+		p, ok := swedishParts[w[:n]]
+		if !ok {
+			continue
+		}
+		if n == len(w) {
+			return append([]lexeme(nil), p...)
+		}
+		if rest := swedishSplit(w[n:]); rest != nil {
+			return append(append([]lexeme(nil), p...), rest...)
+		}
+	}
+	return nil
+}
+
+// spelled reads a spelled-out number whose first word is [i,j): words joined
+// by single spaces or hyphens, as long as they still form one number. Only
+// values from two upwards count (SPEC §3 rule 5).
+func (s *scanner) spelled(i, j int) (token, bool) {
+	first, lang := lexWord(strings.ToLower(s.str(i, j)))
+	if first == nil {
+		return token{}, false
+	}
+	const maxWords = 12
+	lex := [][]lexeme{first}
+	ends := []int{j}
+	for len(lex) < maxWords {
+		end := ends[len(ends)-1]
+		sep := s.at(end)
+		if sep != ' ' && sep != '-' || !unicode.IsLetter(s.at(end+1)) {
+			break
+		}
+		// Read the next word only while it can still be a number word,
+		// so that "five users" is final without seeing the end of "users".
+		e := end + 1
+		var w []rune
+		for unicode.IsLetter(s.at(e)) {
+			w = append(w, unicode.ToLower(s.at(e)))
+			if !numberWordPrefix(string(w)) {
+				break
+			}
+			e++
+		}
+		if len(w) == 0 || !numberWordPrefix(string(w)) || isAlnum(s.at(e)) {
+			break // not a number word, or letters running into digits (a code)
+		}
+		l, lg := lexWord(strings.ToLower(s.str(end+1, e)))
+		if l == nil || lg != lang {
+			break
+		}
+		lex = append(lex, l)
+		ends = append(ends, e)
+	}
+	for n := len(lex); n > 0; n-- {
+		var flat []lexeme
+		for _, l := range lex[:n] {
+			flat = append(flat, l...)
+		}
+		v, ok := parseNumber(flat)
+		if !ok {
+			continue
+		}
+		if v < 2 {
+			return token{}, false
+		}
+		t := token{start: i, end: ends[n-1], canon: strconv.FormatInt(v, 10), kind: KindWords}
+		s.suffix(&t)
+		return t, true
+	}
+	return token{}, false
+}
+
+// parseNumber evaluates a whole sequence of lexemes as one number:
+//
+//	number  = { group scale [and] } [ group ]   (scales strictly decreasing)
+//	group   = [unit | a] hundred [[and] small] | small
+//	small   = tens [unit] | teen | unit
+//
+// A scale with no group before it counts once ("tusen", "a thousand").
+func parseNumber(l []lexeme) (int64, bool) {
+	var total int64
+	lastScale := int64(1e18)
+	i := 0
+	any := false
+	for i < len(l) {
+		g, n := parseGroup(l[i:])
+		if i+n < len(l) && l[i+n].kind == lexScale {
+			scale := l[i+n].val
+			if scale >= lastScale {
+				return 0, false
+			}
+			if n == 0 {
+				g = 1
+			}
+			total += g * scale
+			lastScale = scale
+			i += n + 1
+			any = true
+			if i < len(l) && l[i].kind == lexAnd && i+1 < len(l) {
+				i++
+			}
+			continue
+		}
+		if n == 0 || i+n != len(l) || (g >= lastScale && any) {
+			return 0, false
+		}
+		total += g
+		i += n
+		any = true
+	}
+	return total, any
+}
+
+// parseGroup reads a group (1–999) at the start of l and returns its value
+// and the number of lexemes it used (0 when none).
+func parseGroup(l []lexeme) (int64, int) {
+	i := 0
+	var v int64
+	if len(l) >= 2 && (l[0].kind == lexUnit || l[0].kind == lexArticle) && l[1].kind == lexHundred {
+		v, i = l[0].val*100, 2
+	} else if len(l) >= 1 && l[0].kind == lexHundred {
+		v, i = 100, 1
+	} else if len(l) >= 2 && l[0].kind == lexArticle && l[1].kind == lexScale {
+		return 1, 1
+	}
+	if i > 0 {
+		rest := l[i:]
+		if len(rest) >= 2 && rest[0].kind == lexAnd {
+			if s, n := parseSmall(rest[1:]); n > 0 {
+				return v + s, i + 1 + n
+			}
+			return v, i
+		}
+		s, n := parseSmall(rest)
+		return v + s, i + n
+	}
+	return parseSmall(l)
+}
+
+func parseSmall(l []lexeme) (int64, int) {
+	if len(l) == 0 {
+		return 0, 0
+	}
+	switch l[0].kind {
+	case lexTens:
+		if len(l) >= 2 && l[1].kind == lexUnit {
+			return l[0].val + l[1].val, 2
+		}
+		return l[0].val, 1
+	case lexTeen, lexUnit:
+		return l[0].val, 1
+	}
+	return 0, 0
+}
