@@ -84,7 +84,7 @@ func (c *orderChecker) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// TestBatchBoundedMemory streams ~50 MB through batch, with a few 2 MB lines
+// TestBatchBoundedMemory streams ~50 MB through batch, with a few 1 MB lines
 // in it, and checks that the heap stays small and the output is complete
 // and in order. Under the race detector it streams 5 MB and checks only the
 // output (the detector's own memory makes the bound meaningless).
@@ -96,7 +96,7 @@ func TestBatchBoundedMemory(t *testing.T) {
 	if raceEnabled {
 		lines = 10_000
 	}
-	big := strings.Repeat("x", 2<<20)
+	big := strings.Repeat("x", 1<<20)
 	line := func(i int) []byte {
 		if i%20_000 == 1 { // a long (but allowed) answer now and then
 			return fmt.Appendf(nil, `{"id":"L%08d","answer":"%s 7.","sources":["7"]}`+"\n", i, big)
