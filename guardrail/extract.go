@@ -63,6 +63,7 @@ type scanner struct {
 	f       *folded
 	final   bool
 	pastEnd bool
+	scratch []byte // lower-cased words
 }
 
 func (s *scanner) at(i int) rune {
@@ -122,7 +123,7 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 		if isDigit(s.at(i+1)) && signContext(s.at(i-1)) {
 			return s.leadingFraction(i)
 		}
-	case unicode.IsLetter(c):
+	case isLetter(c):
 		return s.word(i)
 	}
 	return token{}, i + 1, false
@@ -130,7 +131,19 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 
 func isDigit(c rune) bool { return c >= '0' && c <= '9' }
 
-func isAlnum(c rune) bool { return isDigit(c) || unicode.IsLetter(c) || unicode.IsMark(c) }
+func isAlnum(c rune) bool {
+	if c < 0x80 {
+		return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return unicode.IsLetter(c) || unicode.IsMark(c)
+}
+
+func isLetter(c rune) bool {
+	if c < 0x80 {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return unicode.IsLetter(c)
+}
 
 // signContext reports whether a '-' (or a leading decimal mark) after c
 // belongs to the number that follows it: after a space, the start of the

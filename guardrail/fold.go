@@ -43,6 +43,12 @@ func foldText(s string) *folded {
 		end:   make([]int, 0, len(s)),
 	}
 	for i, r := range s {
+		if r < 0x80 {
+			f.r = append(f.r, r)
+			f.start = append(f.start, i)
+			f.end = append(f.end, i+1)
+			continue
+		}
 		size := utf8.RuneLen(r)
 		if r == utf8.RuneError {
 			_, size = utf8.DecodeRuneInString(s[i:])

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // word reads what starts with a letter at i: a code with digits inside
@@ -114,12 +115,12 @@ var prefixes = func() map[string]bool {
 
 // numberWordPrefix reports whether w is the start of a number word: of an
 // English one, or Swedish parts followed by the start of a part.
-func numberWordPrefix(w string) bool {
-	if prefixes[w] {
+func numberWordPrefix(w []byte) bool {
+	if prefixes[string(w)] {
 		return true
 	}
 	for n := min(len(w)-1, maxSwedishPart); n >= 2; n-- {
-		if _, ok := swedishParts[w[:n]]; ok && numberWordPrefix(w[n:]) {
+		if _, ok := swedishParts[string(w[:n])]; ok && numberWordPrefix(w[n:]) {
 			return true
 		}
 	}
@@ -129,8 +130,11 @@ func numberWordPrefix(w string) bool {
 // lexWord returns the lexemes of one lower-cased word and its language
 // ('e' English, 's' Swedish), or nil when the word is not (entirely) a
 // number word. The words of one number are all of one language.
-func lexWord(w string) ([]lexeme, byte) {
-	if l, ok := englishWords[w]; ok {
+func lexWord(w []byte) ([]lexeme, byte) {
+	if !prefixes[string(w[:min(len(w), 2)])] {
+		return nil, 0
+	}
+	if l, ok := englishWords[string(w)]; ok {
 		return []lexeme{l}, 'e'
 	}
 	if l := swedishSplit(w); l != nil {
@@ -139,14 +143,24 @@ func lexWord(w string) ([]lexeme, byte) {
 	return nil, 0
 }
 
+// lower writes the lower-case UTF-8 of r into the scanner's scratch buffer.
+func (s *scanner) lower(r []rune) []byte {
+	b := s.scratch[:0]
+	for _, c := range r {
+		b = utf8.AppendRune(b, unicode.ToLower(c))
+	}
+	s.scratch = b
+	return b
+}
+
 // swedishSplit splits a word into Swedish number parts, longest part first,
 // backtracking; nil when it cannot be split entirely.
-func swedishSplit(w string) []lexeme {
-	if w == "" {
+func swedishSplit(w []byte) []lexeme {
+	if len(w) == 0 {
 		return nil
 	}
 	for n := min(len(w), maxSwedishPart); n >= 2; n-- {
-		p, ok := swedishParts[w[:n]]
+		p, ok := swedishParts[string(w[:n])]
 		if !ok {
 			continue
 		}
@@ -164,7 +178,7 @@ func swedishSplit(w string) []lexeme {
 // by single spaces or hyphens, as long as they still form one number. Only
 // values from two upwards count (SPEC §3 rule 5).
 func (s *scanner) spelled(i, j int) (token, bool) {
-	first, lang := lexWord(strings.ToLower(s.str(i, j)))
+	first, lang := lexWord(s.lower(s.f.r[i:j]))
 	if first == nil {
 		return token{}, false
 	}
@@ -174,24 +188,26 @@ func (s *scanner) spelled(i, j int) (token, bool) {
 	for len(lex) < maxWords {
 		end := ends[len(ends)-1]
 		sep := s.at(end)
-		if sep != ' ' && sep != '-' || !unicode.IsLetter(s.at(end+1)) {
+		if sep != ' ' && sep != '-' || !isLetter(s.at(end+1)) {
 			break
 		}
 		// Read the next word only while it can still be a number word,
 		// so that "five users" is final without seeing the end of "users".
 		e := end + 1
-		var w []rune
-		for unicode.IsLetter(s.at(e)) {
-			w = append(w, unicode.ToLower(s.at(e)))
-			if !numberWordPrefix(string(w)) {
+		w := s.scratch[:0]
+		viable := true
+		for isLetter(s.at(e)) {
+			w = utf8.AppendRune(w, unicode.ToLower(s.at(e)))
+			if viable = numberWordPrefix(w); !viable {
 				break
 			}
 			e++
 		}
-		if len(w) == 0 || !numberWordPrefix(string(w)) || isAlnum(s.at(e)) {
+		s.scratch = w
+		if len(w) == 0 || !viable || isAlnum(s.at(e)) {
 			break // not a number word, or letters running into digits (a code)
 		}
-		l, lg := lexWord(strings.ToLower(s.str(end+1, e)))
+		l, lg := lexWord(w)
 		if l == nil || lg != lang {
 			break
 		}

@@ -1,3 +1,8 @@
+// The CLI tests do not run under js/wasm: testscript executes the test
+// binary as the guardrail command, and js has no processes.
+
+//go:build !js
+
 package main
 
 import (

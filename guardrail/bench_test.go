@@ -1,0 +1,129 @@
+package guardrail
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// baselineNumber is a straightforward regexp extractor, the baseline the
+// scanner is measured against in the same run: digits with optional
+// decimal or grouping marks, a leading '+' and a trailing '%'.
+var baselineNumber = regexp.MustCompile(`\+?\d+(?:[ .,:/-]\d+)*\s?%?`)
+
+func baselineExtract(text string) []string {
+	return baselineNumber.FindAllString(text, -1)
+}
+
+func baselineVerify(answer string, sources []string) bool {
+	have := map[string]bool{}
+	for _, s := range sources {
+		for _, n := range baselineExtract(s) {
+			have[strings.ReplaceAll(n, ",", ".")] = true
+		}
+	}
+	for _, n := range baselineExtract(answer) {
+		if !have[strings.ReplaceAll(n, ",", ".")] {
+			return false
+		}
+	}
+	return true
+}
+
+const benchParagraph = "Premium kostar 399 kr/månad och Basic 99 kr/månad. Ring oss på +46 8 123 45 67 " +
+	"eller 08-123 45 67 mellan 08:00 och 17:00. Du får 20 % rabatt, moms 12,5 %, lagring 1 TB och " +
+	"upp till 10 000 filer fram till 2025-12-31. Our support answers within twenty-four hours, and " +
+	"the SLA promises 99.9% uptime for 181,674,817 requests a year.\n"
+
+func benchText(size int) string {
+	var b strings.Builder
+	for b.Len() < size {
+		b.WriteString(benchParagraph)
+	}
+	return b.String()
+}
+
+// BenchmarkExtract reports MB/s for the scanner and for the regexp baseline
+// on the same text; compare the two lines of one run.
+func BenchmarkExtract(b *testing.B) {
+	text := benchText(64 << 10)
+	b.Run("scanner", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			Extract(text)
+		}
+	})
+	b.Run("regexp-baseline", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			baselineExtract(text)
+		}
+	})
+}
+
+// BenchmarkVerify verifies a 2 KB answer against 5 snippets.
+func BenchmarkVerify(b *testing.B) {
+	answer := benchText(2 << 10)[:2<<10]
+	snippets := []string{
+		"Premium: 399 kr/månad. Basic: 99 kr/månad.",
+		"Ring +46 8 123 45 67 eller 08-123 45 67, 08:00–17:00.",
+		"Rabatt 20 %, moms 12,5 %, 10 000 filer, 1 TB, till 2025-12-31.",
+		"Support within twenty-four hours; 99.9% uptime.",
+		"181,674,817 requests a year.",
+	}
+	b.Run("scanner", func(b *testing.B) {
+		b.SetBytes(int64(len(answer)))
+		for b.Loop() {
+			VerifyStrings(answer, snippets)
+		}
+	})
+	b.Run("scanner-presourced", func(b *testing.B) {
+		src := NewSources(snippets)
+		b.SetBytes(int64(len(answer)))
+		for b.Loop() {
+			Verify(answer, src)
+		}
+	})
+	b.Run("regexp-baseline", func(b *testing.B) {
+		b.SetBytes(int64(len(answer)))
+		for b.Loop() {
+			baselineVerify(answer, snippets)
+		}
+	})
+}
+
+// BenchmarkStreamGuard feeds a 2 KB answer a word at a time.
+func BenchmarkStreamGuard(b *testing.B) {
+	answer := benchText(2 << 10)[:2<<10]
+	words := strings.SplitAfter(answer, " ")
+	src := streamSources
+	b.SetBytes(int64(len(answer)))
+	for b.Loop() {
+		g := NewStreamGuard(src)
+		for _, w := range words {
+			g.Feed(w)
+		}
+		g.Close()
+	}
+}
+
+// BenchmarkPathological guards against inputs that make the scanner slow:
+// each should run at a speed comparable to BenchmarkExtract/scanner.
+func BenchmarkPathological(b *testing.B) {
+	for name, unit := range map[string]string{
+		"digits-and-spaces": "1 000 ",
+		"plus-groups":       "+1 1 1 1 ",
+		"number-words":      "twenty twenty-one and a ",
+		"swedish-compounds": "tjugotjugotjugo ",
+		"separators":        "1.2,3.4,",
+		"long-number":       "1234567890",
+	} {
+		text := strings.Repeat(unit, (32<<10)/len(unit))
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				Extract(text)
+			}
+		})
+	}
+}

@@ -1,0 +1,106 @@
+package guardrail
+
+import (
+	"reflect"
+	"testing"
+	"unicode/utf8"
+)
+
+var fuzzSeeds = []string{
+	"Premium: 399 kr/månad", "12,5 %", "10 000 kr", "+46 8 123 45 67", "08-123 45 67",
+	"2025-12-31", "2025/12/31", "1,000", "181,674,817", "1.234,56", "A380 COVID-19",
+	"ninety-nine", "två tusen", "nittionio", "1. list\n2) item", "３ ٣ ³ −5", "14:30",
+	"3 4 5", "1-2", ".5", "twenty percent", "3\u200b99", "\xff\xfe", "+", "-", "a hundred and",
+}
+
+func FuzzExtract(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		nums := Extract(text)
+		last := 0
+		for _, n := range nums {
+			if n.Start < last || n.End <= n.Start || n.End > len(text) {
+				t.Fatalf("span [%d,%d] out of order or range (last %d, len %d)", n.Start, n.End, last, len(text))
+			}
+			last = n.End
+			if text[n.Start:n.End] != n.Text {
+				t.Fatalf("Text %q != text[%d:%d] %q", n.Text, n.Start, n.End, text[n.Start:n.End])
+			}
+			if n.Canonical == "" || n.Kind == "" {
+				t.Fatalf("empty canonical or kind: %+v", n)
+			}
+			// A canonical form is a fixed point: read again, it is one
+			// number with the same canonical form.
+			again := Extract(n.Canonical)
+			if len(again) != 1 || again[0].Canonical != n.Canonical {
+				t.Fatalf("canonical %q of %q (%s) reads back as %+v", n.Canonical, n.Text, n.Kind, again)
+			}
+		}
+		if !reflect.DeepEqual(nums, Extract(text)) {
+			t.Fatal("Extract is not deterministic")
+		}
+	})
+}
+
+func FuzzVerify(f *testing.F) {
+	for i, s := range fuzzSeeds {
+		f.Add(s, fuzzSeeds[(i+3)%len(fuzzSeeds)], fuzzSeeds[(i+7)%len(fuzzSeeds)])
+	}
+	f.Fuzz(func(t *testing.T, answer, s1, s2 string) {
+		sources := NewSources([]string{s1, s2})
+		v := Verify(answer, sources)
+		all := true
+		for _, n := range v.Numbers {
+			switch {
+			case n.Grounded && (n.Citation < 0 || n.Citation >= len(sources) || !sources[n.Citation].Grounds(n.Canonical)):
+				t.Fatalf("grounded number %+v has a bad citation", n)
+			case !n.Grounded && n.Citation != -1:
+				t.Fatalf("ungrounded number %+v has a citation", n)
+			}
+			all = all && n.Grounded
+		}
+		if v.Grounded != all {
+			t.Fatalf("Grounded = %v, but per-number verdicts say %v", v.Grounded, all)
+		}
+		// An answer made of a source is grounded by it.
+		if !Verify(s1, sources).Grounded {
+			t.Fatalf("a source does not ground itself: %q", s1)
+		}
+	})
+}
+
+func FuzzStreamGuard(f *testing.F) {
+	for i, s := range fuzzSeeds {
+		f.Add(s+" "+fuzzSeeds[(i+1)%len(fuzzSeeds)], uint64(i)*7919+3)
+	}
+	sources := streamSources
+	f.Fuzz(func(t *testing.T, text string, cuts uint64) {
+		var pieces []string
+		rest := text
+		for len(rest) > 0 {
+			n := int(cuts%7) + 1
+			cuts = cuts/7 ^ cuts<<13
+			n = min(n, len(rest))
+			pieces = append(pieces, rest[:n])
+			rest = rest[n:]
+		}
+		whole := Verify(text, sources)
+		got, _, v := streamAll(sources, pieces)
+		if want := wantReleased(text, whole); got != want {
+			t.Fatalf("released %q, want %q (pieces %q)", got, want, pieces)
+		}
+		if v.Grounded != whole.Grounded || len(v.Numbers) != len(whole.Numbers) {
+			t.Fatalf("verdict %+v, want %+v", v, whole)
+		}
+		for i := range v.Numbers {
+			if !reflect.DeepEqual(v.Numbers[i], whole.Numbers[i]) {
+				t.Fatalf("number %d: %+v, want %+v", i, v.Numbers[i], whole.Numbers[i])
+			}
+		}
+		if utf8.ValidString(text) && !utf8.ValidString(got) {
+			t.Fatalf("released invalid UTF-8 from valid text: %q", got)
+		}
+	})
+}
