@@ -88,6 +88,7 @@ func runBatch(c *command, args []string, stdin io.Reader, stdout, stderr io.Writ
 	}
 
 	in := stdin
+	var inInfo os.FileInfo
 	if opt.in != "-" && opt.in != "" {
 		f, err := os.Open(opt.in)
 		if err != nil {
@@ -95,10 +96,15 @@ func runBatch(c *command, args []string, stdin io.Reader, stdout, stderr io.Writ
 		}
 		defer f.Close()
 		in = f
+		inInfo, _ = f.Stat()
 	}
 	out := stdout
 	var outFile *os.File
 	if opt.out != "-" && opt.out != "" {
+		// Creating -out truncates it: never when it is the input.
+		if oi, err := os.Stat(opt.out); err == nil && inInfo != nil && os.SameFile(inInfo, oi) {
+			return errorf(stderr, c.name, "-out %s is the input file", opt.out)
+		}
 		f, err := os.Create(opt.out)
 		if err != nil {
 			return errorf(stderr, c.name, "%v", err)
