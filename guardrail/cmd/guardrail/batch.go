@@ -201,7 +201,7 @@ func batch(r io.Reader, w io.Writer, workers, maxLine int) error {
 	}()
 
 	// The writer. Lines in flight have consecutive sequence numbers starting
-	// at next, fewer than maxItems of them, so seq%maxItems is a free slot.
+	// at next, at most maxItems of them, so seq%maxItems is a free slot.
 	bw := bufio.NewWriterSize(w, writeBufSize)
 	ring := make([]result, maxItems)
 	have := make([]bool, maxItems)
