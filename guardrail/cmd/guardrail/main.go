@@ -4,7 +4,7 @@
 // Usage:
 //
 //	guardrail extract [-json] [FILE]
-//	guardrail check -source FILE [-source FILE ...] [-json] [ANSWER_FILE]
+//	guardrail check (-source FILE [-source FILE ...] | -query Q [-kb DIR] [-k N]) [-json] [ANSWER_FILE]
 //	guardrail batch [-in FILE] [-out FILE] [-workers N] [-max-line BYTES]
 //	guardrail help [COMMAND]
 //	guardrail version

@@ -59,6 +59,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"check", "-source", src, missing}, "", exitError},
 		{[]string{"check", "-source", src, dir}, "", exitError},
 		{[]string{"check", "-h"}, "", exitOK},
+		{[]string{"check", "-query", "How much does Premium cost per month?"}, "Premium costs 399 kr.", exitOK},
+		{[]string{"check", "-query", "Vad kostar Premium per månad?"}, "Premium kostar 349 kr.", exitBlocked},
+		{[]string{"check", "-query", "Premium?", "-source", src}, "", exitError},
+		{[]string{"check", "-kb", dir}, "", exitError},
+		{[]string{"check", "-query", "Premium?", "-k", "-1"}, "", exitError},
+		{[]string{"check", "-query", "Premium?", "-kb", missing}, "", exitError},
 
 		{[]string{"batch", "-in", jsonl, "-out", filepath.Join(dir, "out.jsonl")}, "", exitOK},
 		{[]string{"batch"}, "", exitOK},
