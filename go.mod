@@ -8,7 +8,7 @@ require (
 	github.com/gorilla/websocket v1.5.3
 	github.com/kljensen/snowball v0.10.0
 	github.com/prometheus/client_golang v1.25.0
-	github.com/rogpeppe/go-internal v1.16.0
+	github.com/rogpeppe/go-internal v1.14.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/time v0.16.0
 )
