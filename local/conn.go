@@ -318,7 +318,8 @@ func (c *client) dispatch(data []byte) {
 	if json.Unmarshal(data, &f) != nil {
 		f.Type = "invalid"
 	}
-	c.s.metrics.clientFrame(f.Type)
+	typ := c.s.metrics.clientFrame(f.Type)
+	c.log.Debug("frame", "type", typ, "id", lambda.Mask(truncate(f.ID, 64)))
 	if f.Type == lambda.TypeMessage && f.ID != "" {
 		c.obs.received(f.ID, now)
 	}
@@ -362,4 +363,12 @@ var binaryRefusal, _ = json.Marshal(lambda.ErrorFrame{
 func (c *client) refuseBinary() {
 	c.s.metrics.clientFrame("binary")
 	c.deliver(binaryRefusal)
+}
+
+// truncate shortens client-chosen strings before they are logged.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

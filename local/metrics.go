@@ -109,14 +109,16 @@ func (m *metrics) connect(status int) {
 	m.connects.WithLabelValues(strconv.Itoa(status)).Inc()
 }
 
-// clientFrame counts a frame from a client by its type.
-func (m *metrics) clientFrame(typ string) {
+// clientFrame counts a frame from a client by its type and returns the
+// type's label: the known types, or "other".
+func (m *metrics) clientFrame(typ string) string {
 	switch typ {
 	case lambda.TypeMessage, lambda.TypeCancel, lambda.TypeConfirmAction, "invalid", "binary":
 	default:
 		typ = "other"
 	}
 	m.messages.WithLabelValues(typ).Inc()
+	return typ
 }
 
 // outFrame is what the metrics read of a server frame.
