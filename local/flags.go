@@ -20,6 +20,7 @@ const envPrefix = "GROUNDWIRE_"
 type config struct {
 	Addr            string
 	KBDir           string // "" means the embedded knowledge base
+	KBWatch         time.Duration
 	Model           string // "mock" or "openai"
 	TokenDelay      delayRange
 	Mode            lambda.Mode
@@ -53,6 +54,7 @@ func defaultConfig() config {
 	return config{
 		Addr:            "localhost:8787",
 		Model:           "mock",
+		KBWatch:         2 * time.Second,
 		TokenDelay:      delayRange{20 * time.Millisecond, 80 * time.Millisecond},
 		Mode:            lambda.ModeHold,
 		Seed:            1,
@@ -97,6 +99,7 @@ var flagGroups = []struct {
 	}},
 	{"Agent", []flagDoc{
 		{"kb", "DIR", "knowledge base: a directory of markdown files (default: the embedded one)"},
+		{"kb-watch", "DURATION", "how often to look for changes in the -kb directory and reload it; 0 never"},
 		{"model", "NAME", "mock or openai (OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)"},
 		{"token-delay", "RANGE", "mock model's delay per token: a range (20ms-80ms), one duration, or 0"},
 		{"mode", "MODE", "hold (verify while streaming) or after (stream, then verify)"},
@@ -136,6 +139,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "")
 
 	fs.StringVar(&cfg.KBDir, "kb", cfg.KBDir, "")
+	fs.DurationVar(&cfg.KBWatch, "kb-watch", cfg.KBWatch, "")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "")
 	fs.Var(&cfg.TokenDelay, "token-delay", "")
 	fs.Var((*modeValue)(&cfg.Mode), "mode", "")
@@ -221,6 +225,8 @@ func (c config) validate() error {
 		return bad("-idle-timeout and -max-conn-age must be positive")
 	case !c.NoRateLimit && (c.Rate <= 0 || c.Burst < 1):
 		return bad("-rate must be positive and -burst at least 1 (or -no-rate-limit)")
+	case c.KBWatch < 0:
+		return bad("-kb-watch must not be negative")
 	case c.SuggestWindow <= 0:
 		return bad("-suggestion-window must be positive")
 	case c.ShutdownTimeout <= 0:

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -144,28 +146,61 @@ func TestRoutes(t *testing.T) {
 
 // TestRun starts the program as `go run ./local` does (flags, wiring,
 // listening, the start line) and stops it as Ctrl-C does.
-func TestRun(t *testing.T) {
+// running is the program started by run in process.
+type running struct {
+	ts     *testServer
+	line   string // the start line
+	cancel context.CancelFunc
+	code   chan int
+	stderr *syncBuffer
+}
+
+// startRun runs the program with args and env and waits for its start line.
+func startRun(t *testing.T, args []string, env map[string]string) *running {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	outR, outW := io.Pipe()
-	var errBuf syncBuffer
-	env := map[string]string{"GROUNDWIRE_TOKEN_DELAY": "0", "GROUNDWIRE_ADDR": "localhost:8787"}
-	code := make(chan int, 1)
+	r := &running{cancel: cancel, code: make(chan int, 1), stderr: &syncBuffer{}}
 	go func() {
-		code <- run(ctx, []string{"-addr", "127.0.0.1:0", "-no-wasm", "-log-format", "json"},
-			func(k string) string { return env[k] }, outW, &errBuf)
+		r.code <- run(ctx, args, func(k string) string { return env[k] }, outW, r.stderr)
 		outW.Close()
 	}()
 	line, err := bufio.NewReader(outR).ReadString('\n')
 	if err != nil {
-		t.Fatalf("no start line: %v; stderr: %s", err, errBuf.String())
+		cancel()
+		t.Fatalf("no start line: %v; stderr: %s", err, r.stderr.String())
 	}
 	go io.Copy(io.Discard, outR)
-	m := regexp.MustCompile(`^groundwire listening on http://(127\.0\.0\.1:\d+) \(knowledge base: embedded, (\d+) snippets; model: mock\)\n$`).FindStringSubmatch(line)
+	m := regexp.MustCompile(`^groundwire listening on http://(127\.0\.0\.1:\d+) `).FindStringSubmatch(line)
 	if m == nil {
+		cancel()
 		t.Fatalf("start line %q", line)
 	}
-	ts := &testServer{t: t, addr: m[1]}
+	r.line, r.ts = line, &testServer{t: t, addr: m[1]}
+	t.Cleanup(func() { r.stop(t) })
+	return r
+}
+
+// stop stops the program as Ctrl-C does and returns its exit code.
+func (r *running) stop(t *testing.T) int {
+	r.cancel()
+	select {
+	case code := <-r.code:
+		r.code <- code
+		return code
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not return")
+		return -1
+	}
+}
+
+func TestRun(t *testing.T) {
+	env := map[string]string{"GROUNDWIRE_TOKEN_DELAY": "0", "GROUNDWIRE_ADDR": "localhost:8787"}
+	r := startRun(t, []string{"-addr", "127.0.0.1:0", "-no-wasm", "-log-format", "json"}, env)
+	if !regexp.MustCompile(`^groundwire listening on http://127\.0\.0\.1:\d+ \(knowledge base: embedded, \d+ snippets; model: mock\)\n$`).MatchString(r.line) {
+		t.Fatalf("start line %q", r.line)
+	}
+	ts := r.ts
 	resp, body := ts.get("/")
 	if resp.StatusCode != http.StatusOK || !strings.Contains(strings.ToLower(body), "<html") {
 		t.Fatalf("GET / = %d", resp.StatusCode)
@@ -177,20 +212,45 @@ func TestRun(t *testing.T) {
 	c.message("r1", "What does Premium cost?")
 	checkFlow(t, c.answer("r1"), "r1", lambda.ReasonDone, lambda.StatusVerified)
 
-	cancel() // SIGINT
-	select {
-	case got := <-code:
-		if got != 0 {
-			t.Fatalf("exit code %d; stderr: %s", got, errBuf.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not return")
+	if code := r.stop(t); code != 0 { // SIGINT
+		t.Fatalf("exit code %d; stderr: %s", code, r.stderr.String())
 	}
 	if ce := c.closeErr(); ce.Code != websocket.CloseGoingAway {
 		t.Fatalf("close %v, want 1001", ce)
 	}
-	if !strings.Contains(errBuf.String(), `"msg":"shutting down"`) {
-		t.Fatalf("logs: %s", errBuf.String())
+	if !strings.Contains(r.stderr.String(), `"msg":"shutting down"`) {
+		t.Fatalf("logs: %s", r.stderr.String())
+	}
+}
+
+// TestKBDir answers from a directory given with -kb, and picks up an edit
+// of it without a restart.
+func TestKBDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "prices.md")
+	write := func(price string) {
+		if err := os.WriteFile(file, []byte("# Prices\n\nThe Gold plan costs "+price+" kr per month.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("250")
+	r := startRun(t, []string{"-addr", "127.0.0.1:0", "-no-wasm", "-kb", dir, "-kb-watch", "10ms", "-token-delay", "0"}, nil)
+	if !strings.Contains(r.line, "(knowledge base: "+dir+", 1 snippets; model: mock)") {
+		t.Fatalf("start line %q", r.line)
+	}
+	c := r.ts.dial(t, "", nil)
+	ask := func(id string) frame {
+		c.message(id, "What does the Gold plan cost per month?")
+		return checkFlow(t, c.answer(id), id, lambda.ReasonDone, lambda.StatusVerified)
+	}
+	if resp := ask("k1"); !strings.Contains(resp.Text, "250") || resp.Citations[0].File != filepath.Base(dir)+"/prices.md" {
+		t.Fatalf("answer %q from %+v", resp.Text, resp.Citations)
+	}
+	time.Sleep(20 * time.Millisecond) // a modification time the watcher can tell apart
+	write("275")
+	waitFor(t, "the reload", func() bool { return strings.Contains(r.stderr.String(), "knowledge base reloaded") })
+	if resp := ask("k2"); !strings.Contains(resp.Text, "275") {
+		t.Fatalf("after the edit: %q", resp.Text)
 	}
 }
 

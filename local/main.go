@@ -15,11 +15,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
+
+	"github.com/groundwire/groundwire/kb"
 )
 
 func main() {
@@ -58,12 +62,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 1
 	}
 	fmt.Fprintf(stdout, "groundwire listening on %s (knowledge base: %s, %d snippets; model: %s)\n",
-		displayURL(cfg.Addr, ln.Addr()), d.KB, d.Snippets, d.ModelName)
+		displayURL(cfg.Addr, ln.Addr()), d.KB, d.Snippets(), d.ModelName)
 	if cfg.AuthToken != "" {
 		fmt.Fprintln(stdout, "auth token required: open the page with ?token=<the token>")
 	}
 	if !loopback(ln.Addr()) && cfg.AuthToken == "" {
 		log.Warn("listening beyond this machine without -auth-token: anyone who can reach it can use it", "addr", ln.Addr().String())
+	}
+	if d.Reloader != nil && cfg.KBWatch > 0 {
+		stop := watchKB(ctx, d.Reloader, cfg.KBWatch, log)
+		defer stop()
 	}
 	if err := s.Serve(ctx, ln); err != nil {
 		fmt.Fprintf(stderr, "local: %v\n", err)
@@ -71,6 +79,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// watchKB re-reads the -kb directory when its files change, until stop is
+// called (it waits for the watcher to return).
+func watchKB(ctx context.Context, r *kb.Reloader, every time.Duration, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.Watch(ctx, every, func(b *kb.Base, err error) {
+			if err != nil {
+				log.Warn("knowledge base: reload failed, keeping the previous one", "err", err.Error())
+				return
+			}
+			logProblems(log, b)
+			log.Info("knowledge base reloaded", "snippets", b.Len())
+		})
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // displayURL is the address to open: the host of -addr (localhost when

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/groundwire/groundwire/kb"
 	"github.com/groundwire/groundwire/lambda"
 )
 
@@ -28,9 +29,12 @@ type deps struct {
 
 	// What /healthz reports.
 	Version   string
-	KB        string // "embedded" or the directory
-	Snippets  int
+	KB        string     // "embedded" or the directory
+	Snippets  func() int // snippets in the knowledge base (it may be reloaded)
 	ModelName string
+
+	// Reloader, when set, re-reads the -kb directory (run watches it).
+	Reloader *kb.Reloader
 }
 
 // Server is the local server: the page, /healthz, /metrics, and the
@@ -172,7 +176,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		"uptimeSeconds": int64(up.Seconds()),
 		"connections":   s.reg.len(),
 		"knowledgeBase": s.d.KB,
-		"snippets":      s.d.Snippets,
+		"snippets":      s.d.Snippets(),
 		"model":         s.d.ModelName,
 		"mode":          mode,
 	})

@@ -16,23 +16,25 @@ import (
 func wire(cfg config, log *slog.Logger, getenv func(string) string) (deps, error) {
 	d := deps{Logger: log, Version: version(), Store: lambda.NewMemStore()}
 
-	var base *kb.Base
-	var err error
 	if cfg.KBDir == "" {
-		base, err = kb.Default()
+		base, err := kb.Default()
+		if err != nil {
+			return d, fmt.Errorf("knowledge base: %w", err)
+		}
 		d.KB = "embedded"
+		d.Retriever = kbRetriever{base}
+		d.Snippets = base.Len
 	} else {
-		base, err = kb.LoadDir(cfg.KBDir)
+		r, err := kb.NewReloader(cfg.KBDir)
+		if err != nil {
+			return d, fmt.Errorf("knowledge base: %w", err)
+		}
+		logProblems(log, r.Base())
 		d.KB = cfg.KBDir
+		d.Retriever = kbRetriever{r}
+		d.Snippets = func() int { return r.Base().Len() }
+		d.Reloader = r
 	}
-	if err != nil {
-		return d, fmt.Errorf("knowledge base: %w", err)
-	}
-	for _, p := range base.Problems() {
-		log.Warn("knowledge base: file left out", "err", p.Error())
-	}
-	d.Retriever = kbRetriever{base}
-	d.Snippets = base.Len()
 
 	switch cfg.Model {
 	case "mock":
@@ -51,8 +53,19 @@ func wire(cfg config, log *slog.Logger, getenv func(string) string) (deps, error
 	return d, nil
 }
 
+func logProblems(log *slog.Logger, b *kb.Base) {
+	for _, p := range b.Problems() {
+		log.Warn("knowledge base: file left out", "err", p.Error())
+	}
+}
+
+// searcher is a knowledge base: a *kb.Base, or a *kb.Reloader.
+type searcher interface {
+	Search(query string, k int) []kb.Hit
+}
+
 // kbRetriever adapts the knowledge base to the handler's Retriever.
-type kbRetriever struct{ b *kb.Base }
+type kbRetriever struct{ b searcher }
 
 func (r kbRetriever) Search(query string, k int) []lambda.Hit {
 	hits := r.b.Search(query, k)
