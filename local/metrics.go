@@ -109,6 +109,21 @@ func (m *metrics) connect(status int) {
 	m.connects.WithLabelValues(strconv.Itoa(status)).Inc()
 }
 
+// disconnect counts a closed connection by its close code: the codes of
+// RFC 6455 as they are, application codes (3000–4999, chosen by clients)
+// as "application", so that clients cannot make up label values.
+func (m *metrics) disconnect(code int) {
+	label := strconv.Itoa(code)
+	switch {
+	case code >= 1000 && code <= 1015:
+	case code >= 3000 && code <= 4999:
+		label = "application"
+	default:
+		label = "other"
+	}
+	m.disconnects.WithLabelValues(label).Inc()
+}
+
 // clientFrame counts a frame from a client by its type and returns the
 // type's label: the known types, or "other".
 func (m *metrics) clientFrame(typ string) string {

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -276,7 +275,7 @@ func (s *Server) run(c *client) {
 	<-c.writerDone
 	s.reg.remove(c)
 	s.metrics.connections.Dec()
-	s.metrics.disconnects.WithLabelValues(strconv.Itoa(code)).Inc()
+	s.metrics.disconnect(code)
 
 	// $disconnect stops the connection's answer and forgets its state; the
 	// invocations still running then return.
