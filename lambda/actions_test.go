@@ -33,7 +33,7 @@ func TestDetectAction(t *testing.T) {
 		{long, lambda.ActionCreateTicket, map[string]string{"subject": long[:200]}},
 		{"text me, then create ticket", lambda.ActionSendSMS, map[string]string{}}, // earliest wins
 		{"How much does Premium cost?", "", nil},
-		{"recall me later", "", nil},   // not a whole word
+		{"recall me later", "", nil},    // not a whole word
 		{"call meeting notes", "", nil}, // not a whole word
 		{"the sms:api docs", "", nil},
 	} {
