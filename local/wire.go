@@ -22,7 +22,7 @@ func wire(cfg config, log *slog.Logger, getenv func(string) string) (deps, error
 			return d, fmt.Errorf("knowledge base: %w", err)
 		}
 		d.KB = "embedded"
-		d.Retriever = kbRetriever{base}
+		d.Retriever = base
 		d.Snippets = base.Len
 	} else {
 		r, err := kb.NewReloader(cfg.KBDir)
@@ -31,7 +31,7 @@ func wire(cfg config, log *slog.Logger, getenv func(string) string) (deps, error
 		}
 		logProblems(log, r.Base())
 		d.KB = cfg.KBDir
-		d.Retriever = kbRetriever{r}
+		d.Retriever = r
 		d.Snippets = func() int { return r.Base().Len() }
 		d.Reloader = r
 	}
@@ -57,27 +57,6 @@ func logProblems(log *slog.Logger, b *kb.Base) {
 	for _, p := range b.Problems() {
 		log.Warn("knowledge base: file left out", "err", p.Error())
 	}
-}
-
-// searcher is a knowledge base: a *kb.Base, or a *kb.Reloader.
-type searcher interface {
-	Search(query string, k int) []kb.Hit
-}
-
-// kbRetriever adapts the knowledge base to the handler's Retriever.
-type kbRetriever struct{ b searcher }
-
-func (r kbRetriever) Search(query string, k int) []lambda.Hit {
-	hits := r.b.Search(query, k)
-	out := make([]lambda.Hit, 0, len(hits))
-	for _, h := range hits {
-		s := h.Snippet
-		out = append(out, lambda.Hit{
-			Snippet: &lambda.Snippet{File: s.File, Line: s.Line, Text: s.Text, Source: s.Source},
-			Score:   h.Score,
-		})
-	}
-	return out
 }
 
 // version is the module version of the binary, with its VCS revision when
