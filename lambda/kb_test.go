@@ -47,12 +47,7 @@ func TestPriceQuestionDefaultKB(t *testing.T) {
 			if got, want := withoutStream(fs), "sources:m2 stream_end:m2:blocked response:m2:blocked"; got != want {
 				t.Fatalf("frames: %s\nwant %s", got, want)
 			}
-			resp = last(fs, lambda.TypeResponse)
-			for _, n := range resp.Numbers {
-				if !n.Grounded && strings.Contains(deltas(fs, "m2"), n.Text) {
-					t.Fatalf("ungrounded %q streamed: %q", n.Text, deltas(fs, "m2"))
-				}
-			}
+			assertGroundedDeltas(t, fs, "m2")
 		})
 	}
 }
