@@ -1,0 +1,117 @@
+package kb
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// genKB generates a knowledge base of n snippets: files of 50 one-line
+// paragraphs under a heading, with words drawn from a vocabulary of 20 000
+// made-up words (Zipf-distributed, like real text) and numbers.
+func genKB(n int) fstest.MapFS {
+	r := rand.New(rand.NewPCG(1, uint64(n)))
+	syll := []string{"ka", "lo", "mi", "ne", "su", "tra", "ber", "ön", "gå", "ri", "pe", "vad", "ul", "ex", "dor"}
+	vocab := make([]string, 20000)
+	for i := range vocab {
+		var w strings.Builder
+		for j := 0; j < 2+r.IntN(3); j++ {
+			w.WriteString(syll[r.IntN(len(syll))])
+		}
+		vocab[i] = w.String()
+	}
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(2, uint64(n))), 1.1, 1, uint64(len(vocab)-1))
+	m := fstest.MapFS{}
+	const perFile = 50
+	for f := 0; f*perFile < n; f++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# %s %s\n\n", vocab[zipf.Uint64()], vocab[zipf.Uint64()])
+		for l := 0; l < perFile && f*perFile+l < n; l++ {
+			fmt.Fprintf(&b, "- %s:", vocab[zipf.Uint64()])
+			for w := 0; w < 10+r.IntN(10); w++ {
+				b.WriteString(" " + vocab[zipf.Uint64()])
+			}
+			fmt.Fprintf(&b, " %d kr, %d,%d %%.\n", r.IntN(1000), r.IntN(100), r.IntN(10))
+		}
+		m[fmt.Sprintf("d%03d/f%05d.md", f%100, f)] = &fstest.MapFile{Data: []byte(b.String())}
+	}
+	return m
+}
+
+var benchSizes = []int{100, 10_000, 100_000}
+
+// BenchmarkLoad measures building the index (chunking, number extraction,
+// stemming, postings) and reports the heap it keeps per snippet.
+func BenchmarkLoad(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			fsys := genKB(n)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			base, err := Load(fsys)
+			if err != nil || base.Len() != n {
+				b.Fatalf("%v, %d snippets", err, base.Len())
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			runtime.KeepAlive(base)
+			perSnippet := float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := Load(fsys); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(perSnippet, "bytes/snippet")
+		})
+	}
+}
+
+// BenchmarkSearch measures one query against bases of growing size.
+func BenchmarkSearch(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			fsys := genKB(n)
+			base, err := Load(fsys)
+			if err != nil {
+				b.Fatal(err)
+			}
+			// queries made of words of the base, one misspelt, one unknown
+			queries := []string{}
+			for _, s := range base.Snippets()[:20] {
+				w := strings.Fields(s.Text)
+				queries = append(queries, w[1]+" "+w[3]+" "+w[5], w[2]+"x what is", "pizza "+w[4])
+			}
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				base.Search(queries[i%len(queries)], 3)
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkDefault is a cold start: loading the embedded knowledge base.
+func BenchmarkDefault(b *testing.B) {
+	for b.Loop() {
+		if _, err := loadDefault(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSearchDefault is one customer question against the default base.
+func BenchmarkSearchDefault(b *testing.B) {
+	base, _ := Default()
+	qs := []string{"What does Premium cost?", "Vad kostar premium?", "hur sägger jag upp mitt abbonemang", "What is the capital of France?"}
+	i := 0
+	for b.Loop() {
+		base.Search(qs[i%len(qs)], 3)
+		i++
+	}
+}

@@ -1,0 +1,273 @@
+// Package kb is groundwire's knowledge base: markdown files cut into
+// snippets of 1–3 source lines, and ranked retrieval over them.
+//
+// # Loading
+//
+// [Load] reads every .md file of any [fs.FS] (recursively, lexical order;
+// hidden directories such as .git are skipped, other files are ignored).
+// A file that cannot be read or is not valid UTF-8 is left out and reported
+// by [Base.Problems]; the rest is still loaded. [LoadDir] loads a directory
+// on disk, [Default] the knowledge base embedded in the binary (kb/en and
+// kb/sv of this repository), and a [Reloader] re-reads a directory without a
+// restart.
+//
+// # Snippets
+//
+// A snippet is what a citation shows: 1–3 lines of one file, with the file's
+// path and the 1-based line of its first line. Markdown structure decides
+// the cuts: blank lines split; a paragraph longer than 3 lines is cut into
+// balanced pieces; a list item stays whole (up to 3 lines); a heading is not
+// a snippet but its text (with the headings above it) is searchable context
+// of every snippet under it, kept in [Snippet.Heading]; each table row is a
+// snippet whose Text is the header row followed by the row — two source
+// lines, so the row keeps its meaning for the reader, the model and the
+// search — and whose Line is the row's line; fenced code is kept verbatim.
+// The numbers of each snippet are extracted once, at load time
+// ([Snippet.Source]).
+//
+// # Search
+//
+// [Base.Search] ranks snippets with BM25 (k1 = 1.2, b = 0.75) over their
+// words and their heading context. Words are lower-cased (å, ä and ö are
+// kept), stop words of English and Swedish are dropped, and words are
+// stemmed with the Snowball stemmer of the snippet's language (from the
+// path: an en/ or sv/ directory or a .en.md / .sv.md name; otherwise guessed
+// from the file's words; when unknown, with both). A query word is stemmed
+// with both stemmers and matches through either stem. A query word that
+// matches nothing may still match through a close spelling (one edit for
+// words of 5–7 letters, two from 8) or as part of a compound ("öppet" →
+// "öppettider", "rabatt" → "studentrabatt"), at a lower weight.
+//
+// The relevance floor: a snippet is returned only when the query words it
+// matches carry at least half of the query's weight (each word weighs its
+// inverse document frequency; a word the knowledge base has never seen
+// weighs the most), so "What is the capital of France?" returns nothing.
+// Snippets in the query's language (when it can be told) rank before equal
+// snippets in the other language. Ties are broken by file, then line.
+package kb
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/groundwire/groundwire/guardrail"
+)
+
+// DefaultK is the number of hits [Base.Search] returns when asked for k <= 0.
+const DefaultK = 3
+
+// Snippet is 1–3 lines of a markdown file.
+type Snippet struct {
+	// File is the file's path with the base's prefix, slash-separated,
+	// e.g. "kb/en/pricing.md".
+	File string `json:"file"`
+	// Line is the 1-based line of the first line of Text; for a table row,
+	// the line of the row.
+	Line int `json:"line"`
+	// Text is the source lines, joined by "\n" (line endings normalised,
+	// trailing spaces removed). For a table row: the header row, "\n", the row.
+	Text string `json:"snippet"`
+	// Source holds Text's numbers, extracted once when the base is loaded.
+	Source *guardrail.Source `json:"-"`
+	// Heading is the trail of headings above the snippet, outermost first,
+	// joined by " > " (e.g. "Pricing > Monthly prices"); searchable context,
+	// not part of Text.
+	Heading string `json:"heading,omitempty"`
+	// Lang is "en", "sv" or "" (unknown).
+	Lang string `json:"lang,omitempty"`
+}
+
+// Hit is a search result.
+type Hit struct {
+	Snippet *Snippet
+	Score   float64
+}
+
+// ErrEmpty is returned (wrapped) by [Load] when there is no snippet to load.
+var ErrEmpty = errors.New("kb: no usable markdown snippets")
+
+// Base is a loaded knowledge base. It is immutable and safe for concurrent
+// use.
+type Base struct {
+	snippets []*Snippet
+	problems []error
+	idx      *index
+	opts     options
+}
+
+// Option configures [Load].
+type Option func(*options)
+
+type options struct {
+	prefix   string
+	floor    floor
+	otherLng float64
+}
+
+// floor is the relevance floor: the share of a query's weight that the
+// knowledge base must know (query) and that a snippet must match (snippet).
+type floor struct{ query, snippet float64 }
+
+// The default relevance floor (see [WithFloor]).
+const (
+	DefaultQueryFloor   = 0.45
+	DefaultSnippetFloor = 0.2
+)
+
+func defaults() options {
+	return options{floor: floor{DefaultQueryFloor, DefaultSnippetFloor}, otherLng: 0.8}
+}
+
+// WithPrefix sets the path prefix of [Snippet.File] (default: none for
+// [Load], see [LoadDir]).
+func WithPrefix(prefix string) Option {
+	return func(o *options) { o.prefix = strings.Trim(filepath.ToSlash(prefix), "/") }
+}
+
+// WithFloor sets the relevance floor. Each word of a query weighs its
+// inverse document frequency (a word the knowledge base does not know
+// weighs the most). Search returns nothing unless the words the knowledge
+// base knows (directly, misspelt, or through the thesaurus) carry at least
+// query (0–1) of the query's weight, and returns only snippets that match at
+// least snippet of it. Defaults: [DefaultQueryFloor], [DefaultSnippetFloor];
+// WithFloor(0, 0) returns anything that matches at all.
+func WithFloor(query, snippet float64) Option {
+	return func(o *options) { o.floor = floor{query, snippet} }
+}
+
+// Load reads the .md files of fsys. It fails only when nothing usable is
+// found; problems with single files are reported by [Base.Problems].
+func Load(fsys fs.FS, opts ...Option) (*Base, error) {
+	o := defaults()
+	for _, f := range opts {
+		f(&o)
+	}
+	b := &Base{opts: o}
+	var docs []*Snippet
+	var chunks []chunk
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			b.problems = append(b.problems, fmt.Errorf("kb: %s: %w", b.name(p), err))
+			return nil
+		}
+		if d.IsDir() {
+			if p != "." && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !isMarkdown(p) {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			b.problems = append(b.problems, fmt.Errorf("kb: %s: %w", b.name(p), err))
+			return nil
+		}
+		if !utf8.Valid(data) {
+			b.problems = append(b.problems, fmt.Errorf("kb: %s: line %d: not valid UTF-8 (file skipped)", b.name(p), invalidLine(data)))
+			return nil
+		}
+		text := string(data)
+		lang := pathLang(p)
+		if lang == "" {
+			lang = detectLang(text)
+		}
+		cs := chunkMarkdown(text)
+		chunks = append(chunks, cs...)
+		file := b.name(p)
+		for _, c := range cs {
+			docs = append(docs, &Snippet{
+				File:    file,
+				Line:    c.line,
+				Text:    c.text,
+				Source:  guardrail.NewSource(c.text),
+				Heading: strings.Join(c.heading, " > "),
+				Lang:    lang,
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		b.problems = append(b.problems, fmt.Errorf("kb: %w", err))
+	}
+	if len(docs) == 0 {
+		return nil, errors.Join(append([]error{ErrEmpty}, b.problems...)...)
+	}
+	b.snippets = docs
+	b.idx = buildIndex(docs, chunks)
+	return b, nil
+}
+
+// LoadDir loads the .md files under dir. Snippet files are named by their
+// path under dir with a prefix: dir itself when it is a relative path
+// inside the working directory ("docs/faq.md" for LoadDir("docs")),
+// otherwise dir's last element ("kb/faq.md" for LoadDir("/srv/kb")), so
+// that absolute paths of the server never reach a client. WithPrefix
+// overrides it.
+func LoadDir(dir string, opts ...Option) (*Base, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("kb: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("kb: %s is not a directory", dir)
+	}
+	prefix := filepath.Clean(dir)
+	if !filepath.IsLocal(prefix) {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("kb: %w", err)
+		}
+		prefix = filepath.Base(abs)
+	}
+	if prefix == "." {
+		prefix = ""
+	}
+	return Load(os.DirFS(dir), append([]Option{WithPrefix(prefix)}, opts...)...)
+}
+
+func (b *Base) name(p string) string {
+	if b.opts.prefix == "" || p == "." {
+		return p
+	}
+	return path.Join(b.opts.prefix, p)
+}
+
+func isMarkdown(p string) bool {
+	ext := strings.ToLower(path.Ext(p))
+	return ext == ".md" || ext == ".markdown"
+}
+
+// invalidLine returns the 1-based line of the first invalid UTF-8 byte.
+func invalidLine(data []byte) int {
+	line := 1
+	for len(data) > 0 {
+		r, n := utf8.DecodeRune(data)
+		if r == utf8.RuneError && n <= 1 {
+			return line
+		}
+		if r == '\n' {
+			line++
+		}
+		data = data[n:]
+	}
+	return line
+}
+
+// Problems returns what went wrong with single files or directories while
+// loading (each error names the file); they were left out.
+func (b *Base) Problems() []error { return b.problems }
+
+// Snippets returns every snippet, in file then line order. The slice must
+// not be modified.
+func (b *Base) Snippets() []*Snippet { return b.snippets }
+
+// Len returns the number of snippets.
+func (b *Base) Len() int { return len(b.snippets) }

@@ -1,0 +1,210 @@
+package kb
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+	"github.com/kljensen/snowball/swedish"
+)
+
+// Languages a snippet or a query can be in. An empty string means unknown.
+const (
+	English = "en"
+	Swedish = "sv"
+)
+
+// tokenize splits text into lower-case words: runs of letters and digits.
+// Case folding keeps å, ä and ö (diacritics are never stripped: "får" and
+// "far" are different words). A hyphenated word also yields its joined
+// form ("e-post" → "e", "post", "epost"). Single letters are dropped.
+func tokenize(text string, fn func(tok string)) {
+	var (
+		start  = -1
+		joined strings.Builder
+		parts  int
+	)
+	emitJoined := func() {
+		if parts > 1 {
+			fn(joined.String())
+		}
+		joined.Reset()
+		parts = 0
+	}
+	emit := func(end int) {
+		tok := strings.ToLower(text[start:end])
+		start = -1
+		if utf8.RuneCountInString(tok) > 1 || isDigits(tok) {
+			fn(tok)
+		}
+		joined.WriteString(tok)
+		parts++
+	}
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			emit(i)
+		}
+		if r != '-' || i+1 >= len(text) || parts == 0 {
+			emitJoined()
+		}
+	}
+	if start >= 0 {
+		emit(len(text))
+	}
+	emitJoined()
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// extraStop are words that carry no meaning in a support question, on top
+// of the Snowball stop word lists of both languages.
+var extraStop = map[string]bool{
+	// English
+	"hi": true, "hello": true, "hey": true, "please": true, "pls": true, "plz": true,
+	"thanks": true, "thank": true, "thx": true, "u": true, "ur": true, "im": true,
+	"whats": true, "wat": true, "wot": true, "dont": true, "cant": true, "can't": true,
+	"would": true, "could": true, "also": true, "much": true, "many": true,
+	"want": true, "wanna": true, "like": true, "tell": true, "know": true, "need": true,
+	"get": true, "got": true, "let": true, "ok": true, "okay": true, "yes": true,
+	"anything": true, "something": true, "anyone": true, "someone": true,
+	"happen": true, "happens": true, "mate": true, "guys": true, "us": true,
+	"may": true, "might": true, "must": true, "shall": true, "still": true,
+	// Swedish
+	"hej": true, "hallå": true, "tack": true, "snälla": true, "ska": true, "vill": true,
+	"får": true, "få": true, "fick": true, "finns": true, "gör": true, "göra": true, "också": true,
+	"bara": true, "lite": true, "mer": true, "mest": true, "nån": true, "nåt": true,
+	"dom": true, "måste": true, "behöver": true, "undrar": true, "typ": true,
+	"alltså": true, "asså": true, "händer": true, "hända": true, "kunna": true,
+	"jo": true, "ja": true, "nej": true, "okej": true, "mej": true, "dej": true,
+	"sen": true, "samt": true, "annars": true, "går": true, "gå": true,
+	// words that frame a question rather than say what it is about
+	// ("how long", "hur stor", "where do I find")
+	"long": true, "big": true, "large": true, "small": true, "find": true,
+	"look": true, "see": true, "use": true, "work": true, "works": true,
+	"make": true, "people": true, "thing": true, "things": true, "way": true,
+	"lång": true, "långt": true, "länge": true, "många": true, "stor": true,
+	"stort": true, "stora": true, "liten": true, "litet": true, "hitta": true,
+	"hittar": true, "se": true, "ser": true, "kolla": true, "använda": true,
+	"fungerar": true, "funkar": true, "folk": true, "personer": true,
+	"sak": true, "saker": true, "sätt": true, "vara": true,
+}
+
+// stopWord reports a word that is not indexed or searched.
+func stopWord(w string) bool {
+	return english.IsStopWord(w) || swedish.IsStopWord(w) || extraStop[w]
+}
+
+// stems returns the stems of a word for a language: one stem for English or
+// Swedish, both (deduplicated) when the language is unknown. Words with
+// digits are not stemmed.
+func stems(w, lang string, buf []string) []string {
+	buf = buf[:0]
+	if hasDigit(w) {
+		return append(buf, w)
+	}
+	switch lang {
+	case English:
+		return append(buf, english.Stem(w, true))
+	case Swedish:
+		return append(buf, stemSwedish(w))
+	}
+	en, sv := english.Stem(w, true), stemSwedish(w)
+	buf = append(buf, en)
+	if sv != en {
+		buf = append(buf, sv)
+	}
+	return buf
+}
+
+// detectLang guesses whether text is English or Swedish from its stop
+// words and letters; it returns "" when it cannot tell.
+func detectLang(text string) string {
+	en, sv := 0, 0
+	tokenize(text, func(w string) {
+		isEn, isSv := english.IsStopWord(w), swedish.IsStopWord(w)
+		switch {
+		case isEn && !isSv:
+			en++
+		case isSv && !isEn:
+			sv++
+		}
+		for _, r := range w {
+			if r == 'å' || r == 'ä' || r == 'ö' {
+				sv++
+				break
+			}
+		}
+	})
+	switch {
+	case sv > en:
+		return Swedish
+	case en > sv:
+		return English
+	}
+	return ""
+}
+
+// pathLang returns the language a path declares: a directory named "en"
+// or "sv", or a file name ending in ".en.md" / ".sv.md".
+func pathLang(path string) string {
+	base := path
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		base = path[i+1:]
+	}
+	lower := strings.ToLower(base)
+	for _, l := range []string{English, Swedish} {
+		if strings.HasSuffix(lower, "."+l+".md") {
+			return l
+		}
+	}
+	dirs := strings.Split(strings.ToLower(path), "/")
+	for i := len(dirs) - 2; i >= 0; i-- {
+		switch dirs[i] {
+		case English, Swedish:
+			return dirs[i]
+		}
+	}
+	return ""
+}
+
+// swedishStems corrects the Snowball Swedish stemmer where it joins words
+// a support question must keep apart ("månad" → "mån", the stem of "månen",
+// the moon; "data" and "dator" → "dat") or splits one word ("månad" and
+// "månaden" → "mån" and "månad").
+var swedishStems = map[string]string{
+	"månad": "månad", "månads": "månad",
+	"data": "data", "datan": "data",
+	"dator": "dator", "datorn": "dator", "datorer": "dator", "datorerna": "dator",
+	"tidigare": "tidigare",
+	"lager":    "lager", "lagret": "lager",
+}
+
+func stemSwedish(w string) string {
+	if s, ok := swedishStems[w]; ok {
+		return s
+	}
+	return swedish.Stem(w, true)
+}

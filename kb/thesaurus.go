@@ -1,0 +1,199 @@
+package kb
+
+import "strings"
+
+// The thesaurus: words customers use for the same thing in a support
+// question, in English and Swedish. A query word in a group also matches
+// the other words of its group (at weight wSynonym), so "regret my
+// purchase" finds "right of withdrawal" and "testa gratis" finds
+// "provperiod". Only query words are expanded; the index holds the
+// knowledge base's own words. Groups are general support vocabulary, not
+// tied to the default knowledge base.
+var synonymGroups = [][]string{
+	// money
+	{"price", "prices", "cost", "costs", "fee", "fees", "charge", "charged", "pricing", "expensive", "cheap"},
+	{"pris", "priser", "priset", "kostar", "kostnad", "kostnader", "avgift", "avgifter", "dyr", "dyrt", "billig", "billigt"},
+	{"cheaper", "discount", "discounts", "save", "saving", "savings", "deal", "offer", "offers", "reduced", "reduction", "campaign", "promo"},
+	{"billigare", "rabatt", "rabatter", "spara", "sparar", "erbjudande", "erbjudanden", "kampanj", "rea", "lägre"},
+	{"refund", "refunds", "refunded", "reimburse", "reimbursement", "repay", "repaid"},
+	{"återbetalning", "återbetala", "återbetalas", "pengarna", "pengar", "tillbakabetalning"},
+	{"raise", "raised", "increase", "increases", "higher", "expensive"},
+	{"höjs", "höja", "höjning", "höjer", "dyrare", "prisändring", "prisändringar", "prishöjning"},
+	// subscription life cycle
+	{"cancel", "cancelled", "canceled", "cancelling", "cancellation", "terminate", "quit", "unsubscribe", "stop"},
+	{"säga", "säger", "uppsägning", "avsluta", "avslutar", "avbryta", "sluta", "uppsagt"},
+	{"regret", "withdraw", "withdrawal", "undo"},
+	{"ångra", "ångrar", "ångrat", "ångerrätt", "ångerrätten"},
+	{"buy", "bought", "purchase", "purchased", "order", "ordered", "subscribe", "subscribed"},
+	{"köp", "köpa", "köpt", "köpte", "beställa", "beställning", "beställt", "teckna", "tecknade", "tecknat"},
+	{"subscription", "subscriptions", "plan", "plans", "membership", "tier", "package"},
+	{"abonnemang", "abonnemanget", "prenumeration", "prenumerationen", "medlemskap", "paket"},
+	{"trial", "try", "test", "testing", "demo"},
+	{"provperiod", "provperioden", "testa", "prova", "provas", "testperiod"},
+	{"upgrade", "downgrade", "switch", "change"},
+	{"uppgradera", "nedgradera", "byta", "byter", "ändra"},
+	{"difference", "differences", "different", "compare", "comparison", "versus", "vs"},
+	{"skillnad", "skillnaden", "skillnader", "jämföra", "jämförelse", "olika"},
+	// files and storage
+	{"delete", "deleted", "remove", "removed", "erase", "erased", "trash", "bin"},
+	{"radera", "raderade", "raderat", "papperskorg", "papperskorgen", "slänga", "slängt"},
+	{"recover", "restore", "restored", "undelete", "back"},
+	{"återställa", "återställ", "återskapa", "tillbaka"},
+	{"mistake", "accident", "accidentally", "mistakenly"},
+	{"råkade", "råka", "misstag", "oavsiktligt"},
+	{"document", "documents", "doc", "docs", "photo", "photos", "picture", "pictures", "file", "files"},
+	{"dokument", "foto", "foton", "bild", "bilder", "fil", "filer"},
+	{"max", "maximum", "limit", "limits", "largest", "biggest", "most", "size"},
+	{"högst", "max", "maximal", "maximalt", "största", "gräns", "gränser", "storlek"},
+	{"storage", "space", "room", "capacity", "gb", "tb", "gigabyte", "terabyte"},
+	{"lagring", "lagringsutrymme", "utrymme", "plats", "kapacitet", "gb", "tb"},
+	{"old", "older", "earlier", "previous", "version", "versions"},
+	{"gamla", "gammal", "äldre", "tidigare", "version", "versioner"},
+	{"once", "simultaneously", "batch", "same"},
+	{"samtidigt", "gången", "gång"},
+	// contact
+	{"phone", "call", "telephone", "ring"},
+	{"telefon", "telefonnummer", "ringa", "nummer", "numret"},
+	{"email", "mail", "e-mail", "emails"},
+	{"e-post", "epost", "mejl", "mail", "mejla"},
+	{"open", "opening", "hours", "closed"},
+	{"öppet", "öppettider", "öppna", "stängt", "stänger"},
+	{"weekend", "weekends", "saturday", "saturdays", "sunday", "sundays"},
+	{"helg", "helgen", "helger", "lördag", "lördagar", "söndag", "söndagar"},
+	{"christmas", "holiday", "holidays", "xmas"},
+	{"jul", "julafton", "helgdag", "helgdagar", "röda"},
+	// service level
+	{"down", "outage", "outages", "downtime", "offline", "broken", "unavailable", "uptime", "availability"},
+	{"nere", "driftstopp", "störning", "störningar", "avbrott", "tillgänglighet", "tillgänglig"},
+	{"compensation", "compensate", "compensated", "credit", "credits"},
+	{"ersättning", "kompensation", "kompensera", "kredit", "krediter", "servicekrediter"},
+	// shipping
+	{"ship", "shipping", "shipped", "delivery", "deliver", "delivered", "postage", "freight", "parcel", "package"},
+	{"frakt", "frakten", "leverans", "leveransen", "leverera", "porto", "paket", "paketet", "skicka", "skickar"},
+	{"return", "returns", "returned", "back"},
+	{"retur", "returer", "returnera", "returnerar", "tillbaka"},
+	// privacy and security
+	{"encrypted", "encryption", "encrypt", "secure", "security", "safe"},
+	{"krypterad", "krypterade", "kryptering", "krypterat", "säker", "säkert", "säkerhet"},
+	{"data", "information", "info", "personal"},
+	{"uppgifter", "personuppgifter", "data", "information"},
+	{"gdpr", "privacy", "rights"},
+	{"gdpr", "integritet", "dataskydd", "rättigheter"},
+	// payment
+	{"pay", "payment", "payments", "paying", "paid"},
+	{"betala", "betalar", "betalning", "betalningen", "betalt", "betalsätt"},
+	{"accept", "accepted", "methods", "method", "options", "ways"},
+	{"betalsätt", "betalningsmetod", "betalningsmetoder", "alternativ"},
+	{"invoice", "invoices", "bill", "bills", "billing", "receipt", "receipts"},
+	{"faktura", "fakturan", "fakturor", "räkning", "räkningen", "kvitto", "kvitton"},
+	{"late", "overdue", "reminder", "forgot", "forgotten", "unpaid", "missed"},
+	{"sen", "försenad", "påminnelse", "påminnelseavgift", "glömt", "glömde", "obetald", "obetalda", "dröjsmålsränta"},
+	{"card", "visa", "mastercard", "amex"},
+	{"kort", "kortet", "kreditkort", "bankkort", "visa", "mastercard"},
+	{"yearly", "annual", "annually", "year", "years"},
+	{"år", "året", "årsvis", "årlig", "årligen", "årsbetalning", "helår"},
+	{"monthly", "month", "months"},
+	{"månad", "månaden", "månader", "månadsvis", "månatlig"},
+	// account
+	{"password", "passwords", "login", "log", "signin", "sign"},
+	{"lösenord", "lösenordet", "inloggning", "logga", "logga"},
+	{"locked", "lock", "blocked", "wrong", "attempts", "incorrect"},
+	{"låst", "låses", "spärrad", "spärrat", "fel", "felaktiga", "försök"},
+	{"2fa", "mfa", "two-factor", "twofactor", "bankid", "authenticator", "verification"},
+	{"2fa", "tvåfaktorsautentisering", "tvåstegsverifiering", "bankid", "verifiering"},
+	{"activate", "enable", "turn", "set"},
+	{"aktivera", "aktiverar", "slå", "sätta"},
+	{"device", "devices", "computer", "computers", "phones", "tablet"},
+	{"enhet", "enheter", "dator", "datorer", "telefoner", "surfplatta"},
+	{"student", "students", "university", "studying"},
+	{"student", "studenter", "studentrabatt", "studerar", "studentkort"},
+	{"senior", "seniors", "pensioner", "pensioners", "retired", "retiree", "elderly", "aged"},
+	{"senior", "seniorer", "pensionär", "pensionärer", "pensionärsrabatt", "seniorrabatt", "pensionerad"},
+	{"family", "household", "kids", "children"},
+	{"familj", "familjen", "hushåll", "barn", "barnen"},
+	{"business", "company", "team", "enterprise", "corporate", "employees"},
+	{"företag", "företaget", "firma", "bolag", "team", "anställda"},
+}
+
+// phraseWords are phrases of a question that mean one word; the word is
+// searched for as a query word of its own, and the words of the phrase are
+// then only searched for when the knowledge base knows them ("sagt upp" →
+// "uppsägning"; "sagt" alone means nothing).
+var phraseWords = map[string]string{
+	"säga upp":       "uppsägning",
+	"säger upp":      "uppsägning",
+	"sägger upp":     "uppsägning",
+	"sagt upp":       "uppsägning",
+	"sa upp":         "uppsägning",
+	"ta bort":        "radera",
+	"tar bort":       "radera",
+	"tagit bort":     "radera",
+	"money back":     "refund",
+	"log in":         "login",
+	"logga in":       "inloggning",
+	"change my mind": "regret",
+	"ångrat mig":     "ångra",
+}
+
+// phraseHints are phrases of a question that point to a word of the
+// knowledge base. They only add to a snippet's score; they do not count in
+// the relevance floor ("how much does a pizza cost" is still about pizza).
+var phraseHints = map[string]string{
+	"how much":        "price",
+	"hur mycket":      "kostar",
+	"vad kostar":      "pris",
+	"sign up":         "subscribe",
+	"send back":       "return",
+	"skicka tillbaka": "returnera",
+	"at once":         "samtidigt",
+	"åt gången":       "samtidigt",
+	"get back":        "restore",
+	"få tillbaka":     "återställa",
+	"how long":        "days",
+	"hur länge":       "dagar",
+}
+
+// synonyms maps a lower-case word to the other words of its groups.
+var synonyms = func() map[string][]string {
+	m := map[string][]string{}
+	for _, g := range synonymGroups {
+		for _, w := range g {
+			for _, o := range g {
+				if o != w && !contains(m[w], o) {
+					m[w] = append(m[w], o)
+				}
+			}
+		}
+	}
+	return m
+}()
+
+func contains(s []string, w string) bool {
+	for _, x := range s {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// phrases returns the phrases of table found in a tokenized query: the word
+// each stands for, and the tokens it covers.
+func phrases(tokens []string, table map[string]string) (words []string, covered map[string]bool) {
+	for n := 2; n <= 3; n++ {
+		for i := 0; i+n <= len(tokens); i++ {
+			if w, ok := table[strings.Join(tokens[i:i+n], " ")]; ok {
+				if !contains(words, w) {
+					words = append(words, w)
+				}
+				if covered == nil {
+					covered = map[string]bool{}
+				}
+				for _, t := range tokens[i : i+n] {
+					covered[t] = true
+				}
+			}
+		}
+	}
+	return words, covered
+}
