@@ -11,6 +11,7 @@ require (
 	github.com/kljensen/snowball v0.10.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/time v0.16.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
@@ -27,4 +28,5 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.3 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.51.8 // indirect
 	github.com/aws/smithy-go v1.28.8 // indirect
+	github.com/kr/text v0.2.0 // indirect
 )
