@@ -33,7 +33,7 @@ type token struct {
 
 // span returns the byte span of the token in the original text.
 func (t token) span(f *folded) (start, end int) {
-	return f.start[t.start], f.end[t.end-1]
+	return f.start(t.start), f.end(t.end - 1)
 }
 
 func (t token) number(text string, f *folded) Number {
@@ -554,7 +554,7 @@ func unitAfter(f *folded, text string, end int) string {
 	if e == w || !units[strings.ToLower(string(f.r[w:e]))] {
 		return ""
 	}
-	return text[f.start[w]:f.end[e-1]]
+	return text[f.start(w):f.end(e-1)]
 }
 
 // units are the units recorded in Number.Unit. The list is informative: a

@@ -9,11 +9,25 @@ import (
 // (SPEC §3 rule 5: no bypass), and the byte span of each folded rune in the
 // original text. Runes that carry nothing (zero-width spaces, soft hyphens)
 // are dropped, so "3\u200b99" reads as "399".
+//
+// It costs 9 bytes per rune; offsets are 32-bit, so a text may be up to
+// 2 GiB long.
 type folded struct {
 	r     []rune
-	start []int // start[i]: byte offset of r[i] in the original
-	end   []int // end[i]: byte offset just past r[i] in the original
+	off   []int32 // off[i]: byte offset of r[i] in the original
+	width []uint8 // width[i]: bytes of r[i] in the original
 }
+
+// add appends a folded rune read from n bytes at byte offset at.
+func (f *folded) add(r rune, at, n int) {
+	f.r = append(f.r, r)
+	f.off = append(f.off, int32(at))
+	f.width = append(f.width, uint8(n))
+}
+
+// start and end return the byte span of rune i in the original.
+func (f *folded) start(i int) int { return int(f.off[i]) }
+func (f *folded) end(i int) int   { return int(f.off[i]) + int(f.width[i]) }
 
 // appendBytes folds the complete runes of p (whose first byte is at offset
 // base of the original text) and returns how many bytes it consumed. When
@@ -27,9 +41,7 @@ func (f *folded) appendBytes(p []byte, base int, atEOF bool) int {
 		}
 		r, size := utf8.DecodeRune(p[i:])
 		if fr, keep := foldRune(r); keep {
-			f.r = append(f.r, fr)
-			f.start = append(f.start, base+i)
-			f.end = append(f.end, base+i+size)
+			f.add(fr, base+i, size)
 		}
 		i += size
 	}
@@ -39,14 +51,12 @@ func (f *folded) appendBytes(p []byte, base int, atEOF bool) int {
 func foldText(s string) *folded {
 	f := &folded{
 		r:     make([]rune, 0, len(s)),
-		start: make([]int, 0, len(s)),
-		end:   make([]int, 0, len(s)),
+		off:   make([]int32, 0, len(s)),
+		width: make([]uint8, 0, len(s)),
 	}
 	for i, r := range s {
 		if r < 0x80 {
-			f.r = append(f.r, r)
-			f.start = append(f.start, i)
-			f.end = append(f.end, i+1)
+			f.add(r, i, 1)
 			continue
 		}
 		size := utf8.RuneLen(r)
@@ -54,9 +64,7 @@ func foldText(s string) *folded {
 			_, size = utf8.DecodeRuneInString(s[i:])
 		}
 		if fr, keep := foldRune(r); keep {
-			f.r = append(f.r, fr)
-			f.start = append(f.start, i)
-			f.end = append(f.end, i+size)
+			f.add(fr, i, size)
 		}
 	}
 	return f

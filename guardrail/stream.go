@@ -98,7 +98,7 @@ func (g *StreamGuard) advance(final bool) string {
 	case g.blocked:
 		return ""
 	case open:
-		end = g.f.start[stop]
+		end = g.f.start(stop)
 	}
 	if end <= g.released {
 		return ""

@@ -99,6 +99,12 @@ func newHarness(t *testing.T, opts ...func(*lambda.Config)) *harness {
 		o(&cfg)
 	}
 	hs.store = cfg.Store
+	if s, ok := cfg.Sender.(*lambdatest.Sender); ok {
+		hs.sender = s
+	}
+	if c, ok := cfg.Clock.(*lambdatest.Clock); ok {
+		hs.clock = c
+	}
 	h, err := lambda.New(cfg)
 	if err != nil {
 		t.Fatal(err)

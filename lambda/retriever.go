@@ -1,23 +1,19 @@
 package lambda
 
-import "github.com/groundwire/groundwire/guardrail"
+import (
+	"github.com/groundwire/groundwire/guardrail"
+	"github.com/groundwire/groundwire/kb"
+)
 
-// Snippet is one retrieved snippet: 1–3 lines of a markdown file. It has the
-// shape of kb.Snippet (and becomes an alias of it once package kb lands).
-type Snippet struct {
-	File   string // like "kb/pricing.md"
-	Line   int    // 1-based
-	Text   string
-	Source *guardrail.Source // Text with its numbers extracted; may be nil
-}
+// Snippet is one retrieved snippet: 1–3 lines of a markdown file, with its
+// path, line and numbers (kb.Snippet).
+type Snippet = kb.Snippet
 
-// Hit is one search result (the shape of kb.Hit).
-type Hit struct {
-	Snippet *Snippet
-	Score   float64
-}
+// Hit is one search result (kb.Hit).
+type Hit = kb.Hit
 
-// Retriever searches the knowledge base. It must be safe for concurrent use.
+// Retriever searches the knowledge base; *kb.Base and *kb.Reloader satisfy
+// it. It must be safe for concurrent use.
 // Search returns at most k hits, best first, and none when nothing is
 // relevant.
 type Retriever interface {
@@ -43,3 +39,8 @@ func citations(hits []Hit) ([]Citation, []*guardrail.Source) {
 	}
 	return cites, srcs
 }
+
+var (
+	_ Retriever = (*kb.Base)(nil)
+	_ Retriever = (*kb.Reloader)(nil)
+)

@@ -13,8 +13,11 @@ import (
 
 // config is the bootstrap's configuration, read from the environment.
 type config struct {
-	Table               string        // GROUNDWIRE_TABLE (required)
-	Mode                lambda.Mode   // GROUNDWIRE_MODE: hold (default) | after
+	Table  string      // GROUNDWIRE_TABLE (required)
+	Mode   lambda.Mode // GROUNDWIRE_MODE: hold (default) | after
+	Model  string      // GROUNDWIRE_MODEL: mock (default) | openai
+	OpenAI lambda.OpenAIConfig
+	// OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL (required for openai)
 	TokenDelayMin       time.Duration // GROUNDWIRE_TOKEN_DELAY: "20ms-80ms" (default), "50ms", "0"
 	TokenDelayMax       time.Duration
 	MockSeed            uint64   // GROUNDWIRE_MOCK_SEED (default 1)
@@ -68,6 +71,22 @@ func loadConfig(getenv func(string) string) (config, error) {
 		c.Mode = lambda.ModeAfter
 	default:
 		bad("GROUNDWIRE_MODE", v, "want hold or after")
+	}
+	switch v := strings.ToLower(get("GROUNDWIRE_MODEL")); v {
+	case "", "mock":
+		c.Model = "mock"
+	case "openai":
+		c.Model = "openai"
+		c.OpenAI = lambda.OpenAIConfig{
+			BaseURL: get("OPENAI_BASE_URL"),
+			APIKey:  get("OPENAI_API_KEY"),
+			Model:   get("OPENAI_MODEL"),
+		}
+		if c.OpenAI.Model == "" {
+			errs = append(errs, errors.New("OPENAI_MODEL is required with GROUNDWIRE_MODEL=openai"))
+		}
+	default:
+		bad("GROUNDWIRE_MODEL", v, "want mock or openai")
 	}
 	if v := get("GROUNDWIRE_TOKEN_DELAY"); v != "" {
 		lo, hi, err := parseDelay(v)
@@ -173,9 +192,12 @@ func parseDelay(v string) (lo, hi time.Duration, err error) {
 	return lo, hi, nil
 }
 
-// openAIIgnored names OPENAI_* variables that are set although this build
-// has no OpenAI-compatible model (so the deployer is told, not surprised).
-func openAIIgnored(getenv func(string) string) []string {
+// openAIIgnored names OPENAI_* variables that are set although the mock
+// model is used (so the deployer is told, not surprised).
+func openAIIgnored(c config, getenv func(string) string) []string {
+	if c.Model == "openai" {
+		return nil
+	}
 	var set []string
 	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"} {
 		if getenv(k) != "" {

@@ -23,7 +23,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{
-		Table: "groundwire", Mode: lambda.ModeHold,
+		Table: "groundwire", Mode: lambda.ModeHold, Model: "mock",
 		TokenDelayMin: 20 * time.Millisecond, TokenDelayMax: 80 * time.Millisecond, MockSeed: 1,
 		CancelCheckInterval: 100 * time.Millisecond, LogLevel: slog.LevelInfo,
 		AWSMaxRetries: 3, AWSTimeout: 2 * time.Second,
@@ -37,6 +37,10 @@ func TestLoadConfigAll(t *testing.T) {
 	c, err := loadConfig(env(map[string]string{
 		"GROUNDWIRE_TABLE":                 " gw-prod ",
 		"GROUNDWIRE_MODE":                  "After",
+		"GROUNDWIRE_MODEL":                 "openai",
+		"OPENAI_BASE_URL":                  "http://127.0.0.1:8000/v1/",
+		"OPENAI_API_KEY":                   "sk-test",
+		"OPENAI_MODEL":                     "gpt-4o-mini",
 		"GROUNDWIRE_TOKEN_DELAY":           "0",
 		"GROUNDWIRE_MOCK_SEED":             "42",
 		"GROUNDWIRE_HALLUCINATION_RATE":    "0.25",
@@ -54,7 +58,8 @@ func TestLoadConfigAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{
-		Table: "gw-prod", Mode: lambda.ModeAfter, MockSeed: 42, HallucinationRate: 0.25,
+		Table: "gw-prod", Mode: lambda.ModeAfter, MockSeed: 42, Model: "openai",
+		OpenAI: lambda.OpenAIConfig{BaseURL: "http://127.0.0.1:8000/v1/", APIKey: "sk-test", Model: "gpt-4o-mini"}, HallucinationRate: 0.25,
 		AuthToken: "s3cret", Origins: []string{"https://app.example.com", "https://x.example.com"},
 		Endpoint: "http://127.0.0.1:8787", NoRateLimit: true, LogLevel: slog.LevelDebug, LogText: true,
 		AWSMaxRetries: 2, AWSTimeout: 500 * time.Millisecond,
@@ -71,6 +76,7 @@ func TestLoadConfigAll(t *testing.T) {
 func TestLoadConfigErrors(t *testing.T) {
 	_, err := loadConfig(env(map[string]string{
 		"GROUNDWIRE_MODE":                  "later",
+		"GROUNDWIRE_MODEL":                 "gpt",
 		"GROUNDWIRE_TOKEN_DELAY":           "80ms-20ms",
 		"GROUNDWIRE_MOCK_SEED":             "-1",
 		"GROUNDWIRE_HALLUCINATION_RATE":    "2",
@@ -84,7 +90,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, name := range []string{"GROUNDWIRE_TABLE", "GROUNDWIRE_MODE", "GROUNDWIRE_TOKEN_DELAY", "GROUNDWIRE_MOCK_SEED",
+	for _, name := range []string{"GROUNDWIRE_TABLE", "GROUNDWIRE_MODE", "GROUNDWIRE_MODEL", "GROUNDWIRE_TOKEN_DELAY", "GROUNDWIRE_MOCK_SEED",
 		"GROUNDWIRE_HALLUCINATION_RATE", "GROUNDWIRE_CANCEL_CHECK_INTERVAL", "GROUNDWIRE_ENDPOINT",
 		"GROUNDWIRE_NO_RATE_LIMIT", "GROUNDWIRE_LOG_LEVEL", "GROUNDWIRE_AWS_MAX_ATTEMPTS", "GROUNDWIRE_AWS_TIMEOUT"} {
 		if !strings.Contains(err.Error(), name) {
@@ -93,13 +99,29 @@ func TestLoadConfigErrors(t *testing.T) {
 	}
 }
 
-func TestOpenAIIgnored(t *testing.T) {
-	if got := openAIIgnored(env(map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "m"})); !reflect.DeepEqual(got, []string{"OPENAI_API_KEY", "OPENAI_MODEL"}) {
+func TestOpenAI(t *testing.T) {
+	vars := map[string]string{"GROUNDWIRE_TABLE": "t", "OPENAI_API_KEY": "k", "OPENAI_MODEL": "m"}
+	c, err := loadConfig(env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := openAIIgnored(c, env(vars)); !reflect.DeepEqual(got, []string{"OPENAI_API_KEY", "OPENAI_MODEL"}) {
 		t.Fatal(got)
+	}
+	vars["GROUNDWIRE_MODEL"] = "openai"
+	if c, err = loadConfig(env(vars)); err != nil || openAIIgnored(c, env(vars)) != nil {
+		t.Fatal(c, err)
+	}
+	if h, err := newHandler(c, aws.Config{Region: "us-east-1"}, slog.New(slog.DiscardHandler)); err != nil || h == nil {
+		t.Fatal(err)
+	}
+	delete(vars, "OPENAI_MODEL")
+	if _, err := loadConfig(env(vars)); err == nil || !strings.Contains(err.Error(), "OPENAI_MODEL") {
+		t.Fatalf("openai without a model: %v", err)
 	}
 }
 
-func TestKBRetriever(t *testing.T) {
+func TestHandler(t *testing.T) {
 	c, _ := loadConfig(env(map[string]string{"GROUNDWIRE_TABLE": "t"}))
 	h, err := newHandler(c, aws.Config{Region: "us-east-1"}, slog.New(slog.DiscardHandler))
 	if err != nil || h == nil {
@@ -109,7 +131,7 @@ func TestKBRetriever(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits := kbRetriever{base}.Search("How much does Premium cost per month?", 3)
+	hits := base.Search("How much does Premium cost per month?", 3)
 	if len(hits) == 0 {
 		t.Fatal("no hits")
 	}
@@ -118,7 +140,7 @@ func TestKBRetriever(t *testing.T) {
 			t.Fatalf("hit %+v", h.Snippet)
 		}
 	}
-	if hits := (kbRetriever{base}).Search("zebra quantum xylophone", 3); len(hits) != 0 {
+	if hits := base.Search("zebra quantum xylophone", 3); len(hits) != 0 {
 		t.Fatalf("irrelevant query found %d hits", len(hits))
 	}
 }

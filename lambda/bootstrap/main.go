@@ -39,8 +39,8 @@ func main() {
 		logger.Error("configuration", "err", err.Error())
 		os.Exit(1)
 	}
-	if set := openAIIgnored(os.Getenv); len(set) > 0 {
-		logger.Warn("no OpenAI-compatible model in this build; using the mock model", "ignored", set)
+	if set := openAIIgnored(cfg, os.Getenv); len(set) > 0 {
+		logger.Warn("GROUNDWIRE_MODEL is mock: OPENAI_* variables ignored", "ignored", set)
 	}
 	ctx := context.Background()
 	awsCfg, err := loadAWS(ctx, cfg)
@@ -74,7 +74,8 @@ func loadAWS(ctx context.Context, cfg config) (aws.Config, error) {
 	)
 }
 
-// newHandler wires the handler: embedded knowledge base, mock model,
+// newHandler wires the handler: embedded knowledge base, mock or
+// OpenAI-compatible model,
 // DynamoDB store, Management API sender.
 func newHandler(cfg config, awsCfg aws.Config, logger *slog.Logger) (*lambda.Handler, error) {
 	base, err := kb.Default()
@@ -83,13 +84,18 @@ func newHandler(cfg config, awsCfg aws.Config, logger *slog.Logger) (*lambda.Han
 	}
 	store := dynamostore.New(dynamodb.NewFromConfig(awsCfg), cfg.Table, dynamostore.Options{Timeout: cfg.AWSTimeout})
 	sender := apigw.New(awsCfg, apigw.Options{Endpoint: cfg.Endpoint, Timeout: cfg.AWSTimeout})
-	model := lambda.NewMock(
+	var model lambda.Model = lambda.NewMock(
 		lambda.MockSeed(cfg.MockSeed),
 		lambda.MockDelay(cfg.TokenDelayMin, cfg.TokenDelayMax),
 		lambda.MockHallucinationRate(cfg.HallucinationRate),
 	)
+	if cfg.Model == "openai" {
+		if model, err = lambda.NewOpenAI(cfg.OpenAI); err != nil {
+			return nil, fmt.Errorf("openai model: %w", err)
+		}
+	}
 	return lambda.New(lambda.Config{
-		Retriever:           kbRetriever{base},
+		Retriever:           base,
 		Model:               model,
 		Store:               store,
 		Sender:              sender,
@@ -101,20 +107,4 @@ func newHandler(cfg config, awsCfg aws.Config, logger *slog.Logger) (*lambda.Han
 		Logger:              logger,
 		LogText:             cfg.LogText,
 	})
-}
-
-// kbRetriever adapts the knowledge base to the handler's Retriever.
-type kbRetriever struct{ b *kb.Base }
-
-func (r kbRetriever) Search(query string, k int) []lambda.Hit {
-	hits := r.b.Search(query, k)
-	out := make([]lambda.Hit, 0, len(hits))
-	for _, h := range hits {
-		s := h.Snippet
-		out = append(out, lambda.Hit{
-			Snippet: &lambda.Snippet{File: s.File, Line: s.Line, Text: s.Text, Source: s.Source},
-			Score:   h.Score,
-		})
-	}
-	return out
 }

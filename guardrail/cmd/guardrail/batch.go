@@ -1,0 +1,409 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/groundwire/groundwire/guardrail"
+)
+
+const (
+	defaultMaxLine = 16 << 20 // longest input line, in bytes (newline excluded)
+	readBufferSize = 64 << 10
+	writeBufSize   = 256 << 10
+	// Bounds of the work in flight (read, not yet written): a number of lines
+	// per worker, and a number of input bytes. One line is always admitted,
+	// however long, so a line up to -max-line never blocks the pipeline.
+	itemsPerWorker   = 16
+	maxBytesInFlight = 32 << 20
+)
+
+var batchCmd = &command{
+	name:     "batch",
+	synopsis: "batch [-in FILE] [-out FILE] [-workers N] [-max-line BYTES]",
+	usage: `Scores a JSONL file: reads -in (default stdin), writes -out (default
+stdout). Each input line is one JSON object
+
+  {"id": string, "answer": string, "sources": [string, ...]}
+
+and gives one output line, in input order:
+
+  {"id":…,"verdict":"pass"|"block","numbers":[{"text":…,"canonical":…,
+   "kind":…,"grounded":bool,"source":N},…]}
+
+where "source" is the index in "sources" of the first snippet grounding the
+number, or -1; "verdict" is "block" when any number is not grounded.
+
+A line that cannot be scored (not JSON, not an object, "id" missing or not a
+non-empty string, "answer" or "sources" missing or of the wrong type, longer
+than -max-line) gives {"id":…,"error":"…"}, or {"line":N,"error":"…"} when
+it has no usable id (N is the 1-based line number), and the run goes on.
+Blank lines are skipped.
+
+Lines are scored by N workers in parallel with bounded memory; the output is
+buffered and keeps the input order.
+
+Exit status: 0 (also when some lines are errors), 2 on a usage error, when
+the input cannot be read or the output cannot be written.
+`,
+	run: runBatch,
+}
+
+type batchOptions struct {
+	in, out string
+	workers int
+	maxLine int
+}
+
+func runBatch(c *command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var opt batchOptions
+	fs := newFlagSet(c)
+	fs.StringVar(&opt.in, "in", "-", "input JSONL `FILE` (\"-\": stdin)")
+	fs.StringVar(&opt.out, "out", "-", "output JSONL `FILE` (\"-\": stdout)")
+	fs.IntVar(&opt.workers, "workers", 0, "`N` parallel workers (0: one per CPU)")
+	fs.IntVar(&opt.maxLine, "max-line", defaultMaxLine, "longest input line in `BYTES`; longer lines are reported as errors")
+	if code, done := parseFlags(c, fs, args, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(c, fs, stderr, "unexpected argument %q (use -in FILE)", fs.Arg(0))
+	}
+	if opt.workers < 0 {
+		return usageError(c, fs, stderr, "-workers must be >= 0")
+	}
+	if opt.maxLine < 1 {
+		return usageError(c, fs, stderr, "-max-line must be >= 1")
+	}
+	if opt.workers == 0 {
+		opt.workers = runtime.GOMAXPROCS(0)
+	}
+
+	in := stdin
+	var inInfo os.FileInfo
+	if opt.in != "-" && opt.in != "" {
+		f, err := os.Open(opt.in)
+		if err != nil {
+			return errorf(stderr, c.name, "%v", err)
+		}
+		defer f.Close()
+		in = f
+		inInfo, _ = f.Stat()
+	}
+	out := stdout
+	var outFile *os.File
+	if opt.out != "-" && opt.out != "" {
+		// Creating -out truncates it: never when it is the input.
+		if oi, err := os.Stat(opt.out); err == nil && inInfo != nil && os.SameFile(inInfo, oi) {
+			return errorf(stderr, c.name, "-out %s is the input file", opt.out)
+		}
+		f, err := os.Create(opt.out)
+		if err != nil {
+			return errorf(stderr, c.name, "%v", err)
+		}
+		defer f.Close() // after a successful Close below, a no-op
+		out, outFile = f, f
+	}
+
+	err := batch(in, out, opt.workers, opt.maxLine)
+	if outFile != nil {
+		if cerr := outFile.Close(); err == nil && cerr != nil {
+			err = &writeError{cerr}
+		}
+	}
+	if err != nil {
+		return errorf(stderr, c.name, "%v", err)
+	}
+	return exitOK
+}
+
+// readError and writeError tell the two ways a batch run fails.
+type readError struct{ err error }
+type writeError struct{ err error }
+
+func (e *readError) Error() string  { return "reading input: " + e.err.Error() }
+func (e *readError) Unwrap() error  { return e.err }
+func (e *writeError) Error() string { return "writing output: " + e.err.Error() }
+func (e *writeError) Unwrap() error { return e.err }
+
+// A job is one input line; a result is its output line.
+type job struct {
+	seq     int    // position among the lines sent to the workers
+	line    int    // 1-based line number in the input
+	data    []byte // the line without its newline; nil when tooLong
+	tooLong bool
+}
+
+type result struct {
+	seq  int
+	size int // input bytes accounted in the inflight budget
+	out  []byte
+}
+
+// batch scores the JSONL lines of r and writes the results to w in input
+// order. The pipeline is
+//
+//	reader ─jobs→ workers ─results→ writer (reorders, writes, releases)
+//
+// and at most maxItems lines and about maxBytesInFlight input bytes are in
+// flight between the reader and the writer, so memory does not depend on the
+// size of the input. The error is a *readError or a *writeError.
+func batch(r io.Reader, w io.Writer, workers, maxLine int) error {
+	maxItems := workers * itemsPerWorker
+	budget := newInflight(maxItems, maxBytesInFlight)
+	jobs := make(chan job, 2*workers)
+	results := make(chan result, 2*workers)
+	var failed atomic.Bool // set by the writer when the output fails
+
+	var readErr error
+	go func() {
+		defer close(jobs)
+		lr := lineReader{br: bufio.NewReaderSize(r, readBufferSize), max: maxLine}
+		for seq := 0; !failed.Load(); {
+			data, tooLong, err := lr.next()
+			if err != nil {
+				if err != io.EOF {
+					readErr = &readError{err}
+				}
+				return
+			}
+			if !tooLong && len(bytes.TrimSpace(data)) == 0 {
+				continue // blank line
+			}
+			budget.acquire(len(data))
+			jobs <- job{seq: seq, line: lr.n, data: data, tooLong: tooLong}
+			seq++
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var s scorer
+			for j := range jobs {
+				results <- result{seq: j.seq, size: len(j.data), out: s.score(j, maxLine)}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	// The writer. Lines in flight have consecutive sequence numbers starting
+	// at next, at most maxItems of them, so seq%maxItems is a free slot.
+	bw := bufio.NewWriterSize(w, writeBufSize)
+	ring := make([]result, maxItems)
+	have := make([]bool, maxItems)
+	next := 0
+	var writeErr error
+	for res := range results {
+		i := res.seq % maxItems
+		ring[i], have[i] = res, true
+		for i := next % maxItems; have[i]; i = next % maxItems {
+			if writeErr == nil {
+				if _, err := bw.Write(ring[i].out); err != nil {
+					writeErr = &writeError{err}
+					failed.Store(true) // stop the reader; keep draining
+				}
+			}
+			budget.release(ring[i].size)
+			ring[i], have[i] = result{}, false
+			next++
+		}
+	}
+	if writeErr == nil {
+		if err := bw.Flush(); err != nil {
+			writeErr = &writeError{err}
+		}
+	}
+	// results is closed: the reader and the workers are done, readErr is set.
+	return errors.Join(readErr, writeErr)
+}
+
+// inflight bounds the lines and bytes between the reader and the writer.
+// Only the reader acquires.
+type inflight struct {
+	mu                 sync.Mutex
+	cond               sync.Cond
+	items, bytes       int
+	maxItems, maxBytes int
+}
+
+func newInflight(maxItems, maxBytes int) *inflight {
+	f := &inflight{maxItems: maxItems, maxBytes: maxBytes}
+	f.cond.L = &f.mu
+	return f
+}
+
+func (f *inflight) acquire(n int) {
+	f.mu.Lock()
+	for f.items >= f.maxItems || (f.items > 0 && f.bytes+n > f.maxBytes) {
+		f.cond.Wait()
+	}
+	f.items++
+	f.bytes += n
+	f.mu.Unlock()
+}
+
+func (f *inflight) release(n int) {
+	f.mu.Lock()
+	f.items--
+	f.bytes -= n
+	f.mu.Unlock()
+	f.cond.Signal()
+}
+
+// lineReader reads lines of any length, keeping at most max bytes of one.
+type lineReader struct {
+	br  *bufio.Reader
+	max int
+	n   int // lines read so far
+}
+
+// next returns the next line without its newline. A line longer than max
+// bytes is skipped without being kept: next returns tooLong and no data.
+// err is io.EOF after the last line (a last line without newline counts).
+func (r *lineReader) next() (data []byte, tooLong bool, err error) {
+	size := 0
+	for {
+		frag, err := r.br.ReadSlice('\n')
+		if err == nil {
+			frag = frag[:len(frag)-1]
+		}
+		size += len(frag)
+		if size > r.max {
+			tooLong, data = true, nil
+		} else {
+			data = append(data, frag...)
+		}
+		switch {
+		case err == nil:
+			r.n++
+			return data, tooLong, nil
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && size > 0:
+			r.n++
+			return data, tooLong, nil
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+// Input and output lines.
+type batchIn struct {
+	ID      json.RawMessage `json:"id"`
+	Answer  *string         `json:"answer"`
+	Sources *[]string       `json:"sources"`
+}
+
+type batchNumber struct {
+	Text      string         `json:"text"`
+	Canonical string         `json:"canonical"`
+	Kind      guardrail.Kind `json:"kind"`
+	Grounded  bool           `json:"grounded"`
+	Source    int            `json:"source"`
+}
+
+type batchOut struct {
+	ID      string        `json:"id"`
+	Verdict string        `json:"verdict"`
+	Numbers []batchNumber `json:"numbers"`
+}
+
+type batchErr struct {
+	ID    string `json:"id,omitempty"`
+	Line  int    `json:"line,omitempty"`
+	Error string `json:"error"`
+}
+
+// scorer turns input lines into output lines; one per worker.
+type scorer struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// score returns the output line (newline included) for j.
+func (s *scorer) score(j job, maxLine int) []byte {
+	if s.enc == nil {
+		s.enc = json.NewEncoder(&s.buf)
+		s.enc.SetEscapeHTML(false)
+	}
+	s.buf.Reset()
+	var v any
+	if j.tooLong {
+		v = batchErr{Line: j.line, Error: "line longer than " + strconv.Itoa(maxLine) + " bytes"}
+	} else {
+		v = scoreLine(j)
+	}
+	if err := s.enc.Encode(v); err != nil {
+		// Cannot happen with these types; keep the output one line per input.
+		s.buf.Reset()
+		fmt.Fprintf(&s.buf, `{"line":%d,"error":"internal: cannot encode result"}`+"\n", j.line)
+	}
+	return bytes.Clone(s.buf.Bytes())
+}
+
+func scoreLine(j job) any {
+	var in batchIn
+	err := json.Unmarshal(j.data, &in)
+	// A type error still fills the other fields: keep the id if there is one.
+	var id string
+	idErr := ""
+	switch {
+	case len(in.ID) == 0 || string(in.ID) == "null":
+		idErr = `missing "id"`
+	case json.Unmarshal(in.ID, &id) != nil:
+		idErr = `"id" must be a string`
+	case id == "":
+		idErr = `empty "id"`
+	}
+	fail := func(msg string) any {
+		if idErr != "" {
+			return batchErr{Line: j.line, Error: msg}
+		}
+		return batchErr{ID: id, Error: msg}
+	}
+	switch {
+	case err != nil:
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return fail("invalid JSON: " + err.Error())
+		}
+		switch te.Field {
+		case "":
+			return fail("not a JSON object")
+		case "answer":
+			return fail(`"answer" must be a string`)
+		default:
+			return fail(`"sources" must be an array of strings`)
+		}
+	case idErr != "":
+		return fail(idErr)
+	case in.Answer == nil:
+		return fail(`missing "answer"`)
+	case in.Sources == nil:
+		return fail(`missing "sources"`)
+	}
+	v := guardrail.VerifyStrings(*in.Answer, *in.Sources)
+	out := batchOut{ID: id, Verdict: "pass", Numbers: make([]batchNumber, len(v.Numbers))}
+	if !v.Grounded {
+		out.Verdict = "block"
+	}
+	for i, n := range v.Numbers {
+		out.Numbers[i] = batchNumber{Text: n.Text, Canonical: n.Canonical, Kind: n.Kind, Grounded: n.Grounded, Source: n.Citation}
+	}
+	return out
+}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/groundwire/groundwire/guardrail"
+	"github.com/groundwire/groundwire/kb"
+)
+
+var checkCmd = &command{
+	name:     "check",
+	synopsis: "check (-source FILE [-source FILE ...] | -query Q [-kb DIR] [-k N]) [-json] [ANSWER_FILE]",
+	usage: `Verifies the answer in ANSWER_FILE (or stdin when it is absent or "-")
+against source snippets. Every number of the answer must have the canonical
+form of a number in at least one snippet; otherwise the answer is blocked.
+
+The snippets are either files, each -source FILE one snippet (its whole text),
+or the top -k hits of searching the knowledge base for the query Q: the
+embedded default base, or the markdown files under -kb DIR. A query that finds
+nothing leaves no snippet: an answer with numbers is then blocked.
+
+Prints the verdict, "grounded" or "blocked", then one line per number of the
+answer, in order:
+
+  STATUS<TAB>TEXT<TAB>CANONICAL<TAB>SOURCE
+
+STATUS is "grounded" or "NOT GROUNDED"; SOURCE is the first snippet that
+grounds the number, -source FILE or kb FILE:LINE, or "-". TEXT is escaped as
+in "guardrail extract".
+
+With -json the output is one JSON object:
+  {"verdict":"grounded"|"blocked","grounded":bool,
+   "sources":[{"file":…},…],     (-query: {"file":…,"line":…,"snippet":…})
+   "numbers":[{"text","canonical","kind","unit","start","end","grounded","citation"},…]}
+where "citation" is the index in "sources" of the grounding snippet, or -1.
+
+Exit status: 0 grounded, 1 blocked, 2 usage error, unreadable file or
+knowledge base.
+`,
+	run: runCheck,
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
+
+// checkOptions are the parsed flags of check. The snippets come from
+// -source files or from a knowledge-base query, see loadSources.
+type checkOptions struct {
+	sources stringList
+	query   string
+	kbDir   string
+	k       int
+	json    bool
+}
+
+// cited is one snippet the answer is verified against.
+type cited struct {
+	File    string `json:"file"`              // the -source path, or the kb file
+	Line    int    `json:"line,omitempty"`    // kb snippets: 1-based first line
+	Snippet string `json:"snippet,omitempty"` // kb snippets: the text
+	source  *guardrail.Source
+}
+
+// name is how the snippet is shown in the text output.
+func (s cited) name() string {
+	if s.Line > 0 {
+		return s.File + ":" + strconv.Itoa(s.Line)
+	}
+	return s.File
+}
+
+func runCheck(c *command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var opt checkOptions
+	fs := newFlagSet(c)
+	fs.Var(&opt.sources, "source", "a snippet `FILE` (repeatable; at least one)")
+	fs.StringVar(&opt.query, "query", "", "search the knowledge base for `Q` and use the top hits as snippets")
+	fs.StringVar(&opt.kbDir, "kb", "", "with -query: the knowledge base is the markdown files under `DIR` (default: the embedded one)")
+	fs.IntVar(&opt.k, "k", 0, "with -query: use the top `N` hits (0: the kb default, 3)")
+	fs.BoolVar(&opt.json, "json", false, "print the verdict as one JSON object")
+	if code, done := parseFlags(c, fs, args, stdout, stderr); done {
+		return code
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case fs.NArg() > 1:
+		return usageError(c, fs, stderr, "at most one ANSWER_FILE (flags go before ANSWER_FILE)")
+	case len(opt.sources) > 0 && set["query"]:
+		return usageError(c, fs, stderr, "-source and -query exclude each other")
+	case len(opt.sources) == 0 && !set["query"]:
+		return usageError(c, fs, stderr, "no -source or -query given")
+	case set["query"] && strings.TrimSpace(opt.query) == "":
+		return usageError(c, fs, stderr, "empty -query")
+	case !set["query"] && (set["kb"] || set["k"]):
+		return usageError(c, fs, stderr, "-kb and -k go with -query")
+	case opt.k < 0:
+		return usageError(c, fs, stderr, "-k must be >= 0")
+	}
+	sources, err := loadSources(opt, stderr)
+	if err != nil {
+		return errorf(stderr, c.name, "%v", err)
+	}
+	answer, _, err := readInput(fs.Args(), stdin)
+	if err != nil {
+		return errorf(stderr, c.name, "%v", err)
+	}
+
+	srcs := make([]*guardrail.Source, len(sources))
+	for i, s := range sources {
+		srcs[i] = s.source
+	}
+	v := guardrail.Verify(string(answer), srcs)
+
+	w := bufio.NewWriter(stdout)
+	if opt.json {
+		err = writeCheckJSON(w, v, sources)
+	} else {
+		writeCheckText(w, v, sources)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return errorf(stderr, c.name, "writing output: %v", err)
+	}
+	if !v.Grounded {
+		return exitBlocked
+	}
+	return exitOK
+}
+
+// loadSources returns the snippets named by the options, in order.
+// Knowledge-base problems that do not stop the search (a bad file among good
+// ones) are reported on stderr.
+func loadSources(opt checkOptions, stderr io.Writer) ([]cited, error) {
+	if opt.query != "" {
+		return searchKB(opt, stderr)
+	}
+	out := make([]cited, 0, len(opt.sources))
+	for _, path := range opt.sources {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cited{File: path, source: guardrail.NewSource(string(data))})
+	}
+	return out, nil
+}
+
+// searchKB returns the top hits of the query in the knowledge base.
+func searchKB(opt checkOptions, stderr io.Writer) ([]cited, error) {
+	var base *kb.Base
+	var err error
+	if opt.kbDir != "" {
+		base, err = kb.LoadDir(opt.kbDir)
+	} else {
+		base, err = kb.Default()
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range base.Problems() {
+		fmt.Fprintf(stderr, "guardrail check: warning: %v\n", p)
+	}
+	hits := base.Search(opt.query, opt.k)
+	if len(hits) == 0 {
+		fmt.Fprintln(stderr, "guardrail check: no snippet found for the query")
+	}
+	out := make([]cited, len(hits))
+	for i, h := range hits {
+		out[i] = cited{File: h.Snippet.File, Line: h.Snippet.Line, Snippet: h.Snippet.Text, source: h.Snippet.Source}
+	}
+	return out, nil
+}
+
+func verdictWord(grounded bool) string {
+	if grounded {
+		return "grounded"
+	}
+	return "blocked"
+}
+
+func writeCheckText(w *bufio.Writer, v guardrail.Verdict, sources []cited) {
+	w.WriteString(verdictWord(v.Grounded))
+	w.WriteByte('\n')
+	for _, n := range v.Numbers {
+		status, src := "NOT GROUNDED", "-"
+		if n.Grounded {
+			status, src = "grounded", sources[n.Citation].name()
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", status, escapeField(n.Text), escapeField(n.Canonical), escapeField(src))
+	}
+}
+
+func writeCheckJSON(w io.Writer, v guardrail.Verdict, sources []cited) error {
+	numbers := v.Numbers
+	if numbers == nil {
+		numbers = []guardrail.NumberVerdict{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(struct {
+		Verdict  string                    `json:"verdict"`
+		Grounded bool                      `json:"grounded"`
+		Sources  []cited                   `json:"sources"`
+		Numbers  []guardrail.NumberVerdict `json:"numbers"`
+	}{verdictWord(v.Grounded), v.Grounded, sources, numbers})
+}

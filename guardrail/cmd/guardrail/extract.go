@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/groundwire/groundwire/guardrail"
+)
+
+var extractCmd = &command{
+	name:     "extract",
+	synopsis: "extract [-json] [FILE]",
+	usage: `Prints every number of FILE (or of stdin when FILE is absent or "-"),
+in order of appearance, one a line:
+
+  KIND<TAB>TEXT<TAB>CANONICAL<TAB>START-END[<TAB>UNIT]
+
+KIND is integer, decimal, grouped, percent, date, time, phone, code, words or
+ambiguous; TEXT is the number as written; CANONICAL the form the rule
+compares; START-END the byte offsets of TEXT in the input (END exclusive);
+UNIT, present only when a unit follows the number, is the unit ("kr", "TB").
+In TEXT and UNIT a backslash, tab, newline and carriage return are written
+\\, \t, \n and \r, so that every number is one line of exactly 4 or 5 fields.
+
+With -json each line is instead the JSON of the number:
+  {"text":…,"canonical":…,"kind":…,"unit":…,"start":…,"end":…}
+("unit" omitted when there is none).
+
+Empty input, or input without numbers, prints nothing. Exit status 0, or 2
+when the input cannot be read.
+`,
+	run: runExtract,
+}
+
+func runExtract(c *command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet(c)
+	asJSON := fs.Bool("json", false, "print one JSON object a line")
+	if code, done := parseFlags(c, fs, args, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() > 1 {
+		return usageError(c, fs, stderr, "at most one FILE (flags go before FILE)")
+	}
+	data, _, err := readInput(fs.Args(), stdin)
+	if err != nil {
+		return errorf(stderr, c.name, "%v", err)
+	}
+	w := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, n := range guardrail.Extract(string(data)) {
+		if *asJSON {
+			err = enc.Encode(n)
+		} else {
+			_, err = io.WriteString(w, formatNumber(n))
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return errorf(stderr, c.name, "writing output: %v", err)
+	}
+	return exitOK
+}
+
+// formatNumber is one line of extract's text output, newline included.
+func formatNumber(n guardrail.Number) string {
+	var b strings.Builder
+	b.WriteString(string(n.Kind))
+	b.WriteByte('\t')
+	b.WriteString(escapeField(n.Text))
+	b.WriteByte('\t')
+	b.WriteString(escapeField(n.Canonical))
+	b.WriteByte('\t')
+	b.WriteString(strconv.Itoa(n.Start))
+	b.WriteByte('-')
+	b.WriteString(strconv.Itoa(n.End))
+	if n.Unit != "" {
+		b.WriteByte('\t')
+		b.WriteString(escapeField(n.Unit))
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+var fieldEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
+
+// escapeField makes s safe as one field of a tab-separated line.
+func escapeField(s string) string {
+	if !strings.ContainsAny(s, "\\\t\n\r") {
+		return s
+	}
+	return fieldEscaper.Replace(s)
+}

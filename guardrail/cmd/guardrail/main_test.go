@@ -1,0 +1,29 @@
+// The CLI tests do not run under js/wasm: testscript executes the test
+// binary as the guardrail command, and js has no processes.
+
+//go:build !js
+
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"guardrail": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the scripts in testdata/script at the repository root:
+// extract_*.txtar, check_*.txtar, batch_*.txtar, each with its expected
+// output inside the archive.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "../../../testdata/script",
+		RequireExplicitExec: true,
+	})
+}

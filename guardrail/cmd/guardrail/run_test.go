@@ -1,0 +1,101 @@
+//go:build !js
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/groundwire/groundwire/guardrail"
+)
+
+// The scripts compare output; this pins the exit codes, which testscript's
+// "! exec" does not tell apart.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	src := write("src.txt", "Premium costs 399 a month.")
+	good := write("good.txt", "It costs 399.")
+	bad := write("bad.txt", "It costs 499.")
+	missing := filepath.Join(dir, "missing.txt")
+	jsonl := write("in.jsonl", `{"id":"a","answer":"499.","sources":["399"]}`+"\n"+"garbage\n")
+
+	for _, tc := range []struct {
+		args  []string
+		stdin string
+		want  int
+	}{
+		{nil, "", exitError},
+		{[]string{"nope"}, "", exitError},
+		{[]string{"-h"}, "", exitOK},
+		{[]string{"help"}, "", exitOK},
+		{[]string{"help", "check"}, "", exitOK},
+		{[]string{"help", "nope"}, "", exitError},
+		{[]string{"version"}, "", exitOK},
+		{[]string{"version", "x"}, "", exitError},
+
+		{[]string{"extract", good}, "", exitOK},
+		{[]string{"extract"}, "", exitOK},
+		{[]string{"extract", missing}, "", exitError},
+		{[]string{"extract", "-nope"}, "", exitError},
+		{[]string{"extract", good, good}, "", exitError},
+
+		{[]string{"check", "-source", src, good}, "", exitOK},
+		{[]string{"check", "-source", src, bad}, "", exitBlocked},
+		{[]string{"check", "-json", "-source", src, bad}, "", exitBlocked},
+		{[]string{"check", "-source", src}, "No numbers.", exitOK},
+		{[]string{"check", "-source", src}, "It is 1.", exitBlocked},
+		{[]string{"check", good}, "", exitError},
+		{[]string{"check", "-source", missing, good}, "", exitError},
+		{[]string{"check", "-source", src, missing}, "", exitError},
+		{[]string{"check", "-source", src, dir}, "", exitError},
+		{[]string{"check", "-h"}, "", exitOK},
+		{[]string{"check", "-query", "How much does Premium cost per month?"}, "Premium costs 399 kr.", exitOK},
+		{[]string{"check", "-query", "Vad kostar Premium per månad?"}, "Premium kostar 349 kr.", exitBlocked},
+		{[]string{"check", "-query", "Premium?", "-source", src}, "", exitError},
+		{[]string{"check", "-kb", dir}, "", exitError},
+		{[]string{"check", "-query", "Premium?", "-k", "-1"}, "", exitError},
+		{[]string{"check", "-query", "Premium?", "-kb", missing}, "", exitError},
+
+		{[]string{"batch", "-in", jsonl, "-out", filepath.Join(dir, "out.jsonl")}, "", exitOK},
+		{[]string{"batch"}, "", exitOK},
+		{[]string{"batch", "-in", missing}, "", exitError},
+		{[]string{"batch", "-out", filepath.Join(missing, "x")}, "", exitError},
+		{[]string{"batch", "-workers", "-2"}, "", exitError},
+		{[]string{"batch", jsonl}, "", exitError},
+	} {
+		var stdout, stderr bytes.Buffer
+		got := run(tc.args, strings.NewReader(tc.stdin), &stdout, &stderr)
+		if got != tc.want {
+			t.Errorf("run(%q) = %d, want %d\nstdout: %s\nstderr: %s", tc.args, got, tc.want, stdout.String(), stderr.String())
+		}
+		if got == exitError && stderr.Len() == 0 {
+			t.Errorf("run(%q): exit %d and nothing on stderr", tc.args, got)
+		}
+		if got != exitError && stderr.Len() != 0 {
+			t.Errorf("run(%q): exit %d with stderr %q", tc.args, got, stderr.String())
+		}
+	}
+}
+
+func TestFormatNumberEscapes(t *testing.T) {
+	n := guardrail.Number{Text: "1\t0\\0\n", Canonical: "100", Kind: guardrail.KindGrouped, Unit: "k\rr", Start: 3, End: 9}
+	got := formatNumber(n)
+	want := "grouped\t1\\t0\\\\0\\n\t100\t3-9\tk\\rr\n"
+	if got != want {
+		t.Errorf("formatNumber = %q, want %q", got, want)
+	}
+	n.Unit = ""
+	if got := formatNumber(n); strings.Count(got, "\t") != 3 || strings.Count(got, "\n") != 1 {
+		t.Errorf("formatNumber without unit = %q: want 4 fields on one line", got)
+	}
+}

@@ -1,0 +1,473 @@
+// Package web serves the browser client of groundwire: the chat page, its
+// scripts and styles (embedded from static/), and the WASM number guard
+// (guardrail.wasm, built from ./wasm, with the wasm_exec.js of the same Go
+// toolchain).
+//
+// The local server mounts [Handler] for every path that is not the
+// WebSocket endpoint:
+//
+//	mux.Handle("/ws", wsHandler)
+//	mux.Handle("/", web.Handler(web.Options{Logger: logger}))
+//
+// # How the guard gets built
+//
+// A developer runs `go run ./local` with nothing else installed, so the guard
+// is compiled when the server starts: [Handler] starts [BuildWASM] in the
+// background (GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" ./wasm;
+// a few seconds when the Go build cache is warm) and reads wasm_exec.js from
+// `$(go env GOROOT)/lib/wasm/`, so the two always come from the same
+// toolchain. The page is served at once; a request for /guardrail.wasm or
+// /wasm_exec.js waits for the build (bounded by the request's context).
+//
+// The module to build is found by [ModuleRoot]: Options.ModuleRoot when set,
+// else the nearest directory at or above the working directory whose go.mod
+// declares module [ModulePath], else the module this package was compiled
+// from (its source location, when the binary was not built with -trimpath
+// and that directory still exists).
+//
+// When there is no module root, no `go` command, or the build fails, the
+// guard is unavailable: /guardrail.wasm and /wasm_exec.js answer 503 with the
+// reason, and the page shows a banner saying the in-browser check is off and
+// the server-side guard still applies. The page then fails closed: it shows
+// an answer only once the server's final `response` has arrived, never the
+// unchecked stream. Setting Options.WASM and Options.WASMExec serves those
+// bytes instead and builds nothing (a deployment that ships prebuilt files);
+// Options.DisableWASM turns the guard off.
+//
+// # Caching and headers
+//
+// Every asset is served with a strong ETag (a hash of its content),
+// Cache-Control: no-cache (stored by the browser, revalidated each time, so a
+// rebuilt guard is picked up at once and an unchanged one costs a 304), and
+// a gzip-compressed body when the client accepts gzip; compression happens
+// once, when the asset is built or embedded. Every response carries the
+// Content-Security-Policy [CSP] (own scripts and WASM only, no inline code),
+// X-Content-Type-Options: nosniff and Referrer-Policy: no-referrer (the page
+// URL may carry ?token=).
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ModulePath is the module whose ./wasm is built into guardrail.wasm.
+const ModulePath = "github.com/groundwire/groundwire"
+
+// CSP is the Content-Security-Policy of every response: the page may run
+// only its own scripts and WebAssembly, talk only to its own origin (and
+// WebSockets), and use only its own styles.
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self' ws: wss:; " +
+	"style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+
+// DefaultBuildTimeout bounds the background build of the guard.
+const DefaultBuildTimeout = 5 * time.Minute
+
+//go:embed static
+var staticFiles embed.FS
+
+// Options configure [Handler]. The zero value builds the guard from the
+// module found by [ModuleRoot] and logs to slog.Default().
+type Options struct {
+	// ModuleRoot is the directory of the groundwire module to build the
+	// guard from. Empty: found by ModuleRoot("").
+	ModuleRoot string
+	// WASM and WASMExec, when both are set, are served as guardrail.wasm
+	// and wasm_exec.js, and nothing is built. They must come from the same
+	// Go toolchain.
+	WASM, WASMExec []byte
+	// DisableWASM serves the page without the in-browser guard (the page
+	// shows the banner and fails closed).
+	DisableWASM bool
+	// BuildTimeout bounds the build; 0 means DefaultBuildTimeout.
+	BuildTimeout time.Duration
+	// Logger receives the build's outcome; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Handler returns the handler for the page, its assets and the guard. It
+// starts building the guard in the background unless Options say otherwise
+// (see the package documentation). Unknown paths get 404; methods other
+// than GET and HEAD get 405.
+func Handler(opts Options) http.Handler {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	s := &site{assets: map[string]*asset{}, guard: &guardState{done: make(chan struct{})}}
+	err := fs.WalkDir(staticFiles, "static", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := staticFiles.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		name := strings.TrimPrefix(p, "static/")
+		s.assets["/"+name] = newAsset(body, contentType(name))
+		return nil
+	})
+	if err != nil { // embedded files are known at compile time
+		panic("web: reading embedded files: " + err.Error())
+	}
+	s.assets["/"] = s.assets["/index.html"]
+
+	switch {
+	case opts.DisableWASM:
+		s.guard.finish(nil, nil, errors.New("the WASM guard is disabled on this server"))
+	case opts.WASM != nil || opts.WASMExec != nil:
+		if opts.WASM == nil || opts.WASMExec == nil {
+			s.guard.finish(nil, nil, errors.New("the server was given only one of guardrail.wasm and wasm_exec.js"))
+		} else {
+			s.guard.finish(opts.WASM, opts.WASMExec, nil)
+		}
+	default:
+		timeout := opts.BuildTimeout
+		if timeout <= 0 {
+			timeout = DefaultBuildTimeout
+		}
+		go s.guard.build(opts.ModuleRoot, timeout, logger)
+	}
+	return s
+}
+
+type site struct {
+	assets map[string]*asset
+	guard  *guardState
+}
+
+func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", CSP)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+
+	var a *asset
+	switch r.URL.Path {
+	case "/guardrail.wasm", "/wasm_exec.js":
+		if !s.guard.wait(r.Context()) {
+			http.Error(w, "the WASM guard is still being built", http.StatusServiceUnavailable)
+			return
+		}
+		if s.guard.err != nil {
+			h.Set("Cache-Control", "no-store")
+			http.Error(w, "WASM guard unavailable: "+s.guard.err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		a = s.guard.wasm
+		if r.URL.Path == "/wasm_exec.js" {
+			a = s.guard.exec
+		}
+	default:
+		a = s.assets[r.URL.Path]
+	}
+	if a == nil {
+		http.NotFound(w, r)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	a.serve(w, r)
+}
+
+// guardState is the guard's build, done once.
+type guardState struct {
+	done       chan struct{}
+	wasm, exec *asset
+	err        error
+}
+
+func (g *guardState) finish(wasm, exec []byte, err error) {
+	if err == nil {
+		g.wasm = newAsset(wasm, "application/wasm")
+		g.exec = newAsset(exec, contentType("wasm_exec.js"))
+	}
+	g.err = err
+	close(g.done)
+}
+
+// wait reports whether the build is over before ctx is done.
+func (g *guardState) wait(ctx context.Context) bool {
+	select {
+	case <-g.done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (g *guardState) build(root string, timeout time.Duration, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	wasm, exec, err := buildGuard(ctx, root)
+	if err != nil {
+		logger.Warn("web: WASM guard unavailable; the page falls back to the server-side guard", "err", err)
+		g.finish(nil, nil, err)
+		return
+	}
+	g.finish(wasm, exec, nil)
+	logger.Info("web: WASM guard built", "bytes", len(wasm), "gzip_bytes", len(g.wasm.gz),
+		"duration", time.Since(start).Round(time.Millisecond))
+}
+
+func buildGuard(ctx context.Context, root string) (wasm, exec []byte, err error) {
+	if root == "" {
+		if root, err = ModuleRoot(""); err != nil {
+			return nil, nil, err
+		}
+	}
+	if wasm, err = BuildWASM(ctx, root); err != nil {
+		return nil, nil, err
+	}
+	if exec, err = WASMExec(ctx); err != nil {
+		return nil, nil, err
+	}
+	return wasm, exec, nil
+}
+
+// BuildWASM compiles moduleRoot/wasm for GOOS=js GOARCH=wasm, stripped and
+// without file system paths, and returns guardrail.wasm. It runs the `go`
+// command found in PATH; with a warm build cache it takes a few seconds.
+func BuildWASM(ctx context.Context, moduleRoot string) ([]byte, error) {
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		return nil, fmt.Errorf("building the WASM guard: no go command in PATH: %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "groundwire-wasm-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	out := filepath.Join(tmp, "guardrail.wasm")
+	cmd := exec.CommandContext(ctx, gocmd, "build", "-trimpath", "-ldflags=-s -w", "-buildvcs=false", "-o", out, "./wasm")
+	cmd.Dir = moduleRoot
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
+	var stderr bytes.Buffer
+	cmd.Stdout = &stderr
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 2000 {
+			msg = msg[:2000] + "…"
+		}
+		if msg != "" {
+			return nil, fmt.Errorf("building the WASM guard in %s: %w: %s", moduleRoot, err, msg)
+		}
+		return nil, fmt.Errorf("building the WASM guard in %s: %w", moduleRoot, err)
+	}
+	return os.ReadFile(out)
+}
+
+// WASMExec returns the wasm_exec.js of the `go` command in PATH, from
+// `$(go env GOROOT)/lib/wasm` (or misc/wasm before Go 1.24). It must be the
+// toolchain that built guardrail.wasm: the two are a matched pair.
+func WASMExec(ctx context.Context) ([]byte, error) {
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		return nil, fmt.Errorf("finding wasm_exec.js: no go command in PATH: %w", err)
+	}
+	out, err := exec.CommandContext(ctx, gocmd, "env", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("finding wasm_exec.js: go env GOROOT: %w", err)
+	}
+	goroot := strings.TrimSpace(string(out))
+	var firstErr error
+	for _, dir := range []string{"lib/wasm", "misc/wasm"} {
+		b, err := os.ReadFile(filepath.Join(goroot, dir, "wasm_exec.js"))
+		if err == nil {
+			return b, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return nil, fmt.Errorf("finding wasm_exec.js in GOROOT %s: %w", goroot, firstErr)
+}
+
+// ModuleRoot returns the directory of the groundwire module: the nearest
+// directory at or above start (the working directory when empty) whose
+// go.mod declares [ModulePath]; failing that, the module this package was
+// compiled from, when its sources are still on disk.
+func ModuleRoot(start string) (string, error) {
+	if start == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		start = wd
+	}
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return "", err
+	}
+	for {
+		if isModuleRoot(dir) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	// The source location is absolute unless built with -trimpath.
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		if root := filepath.Dir(filepath.Dir(file)); isModuleRoot(root) {
+			return root, nil
+		}
+	}
+	return "", fmt.Errorf("no go.mod of module %s at or above %s (run the server from the groundwire checkout)", ModulePath, start)
+}
+
+func isModuleRoot(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			mod := strings.TrimSpace(rest)
+			if i := strings.Index(mod, "//"); i >= 0 {
+				mod = strings.TrimSpace(mod[:i])
+			}
+			if u, err := strconv.Unquote(mod); err == nil {
+				mod = u
+			}
+			return mod == ModulePath
+		}
+	}
+	return false
+}
+
+// asset is one served file, compressed once.
+type asset struct {
+	body, gz    []byte // gz is nil when gzip does not make it smaller
+	etag, gzTag string
+	ctype       string
+}
+
+func newAsset(body []byte, ctype string) *asset {
+	sum := sha256.Sum256(body)
+	tag := hex.EncodeToString(sum[:16])
+	a := &asset{body: body, ctype: ctype, etag: `"` + tag + `"`, gzTag: `"` + tag + `-gz"`}
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw.Write(body)
+	zw.Close()
+	if buf.Len() < len(body) {
+		a.gz = buf.Bytes()
+	}
+	return a
+}
+
+func (a *asset) serve(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", a.ctype)
+	h.Set("Cache-Control", "no-cache")
+	body, tag := a.body, a.etag
+	if a.gz != nil {
+		h.Set("Vary", "Accept-Encoding")
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			body, tag = a.gz, a.gzTag
+			h.Set("Content-Encoding", "gzip")
+		}
+	}
+	h.Set("ETag", tag)
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, a.etag, a.gzTag) {
+		h.Del("Content-Encoding")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// acceptsGzip reports whether an Accept-Encoding header allows gzip.
+func acceptsGzip(header string) bool {
+	star := false
+	for part := range strings.SplitSeq(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		q := 1.0
+		for p := range strings.SplitSeq(params, ";") {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+					q = f
+				}
+			}
+		}
+		switch name {
+		case "gzip", "x-gzip":
+			return q > 0
+		case "*":
+			star = q > 0
+		}
+	}
+	return star
+}
+
+// etagMatch reports whether an If-None-Match list names one of the tags
+// (weak comparison, as RFC 9110 asks for If-None-Match).
+func etagMatch(list string, tags ...string) bool {
+	for part := range strings.SplitSeq(list, ",") {
+		t := strings.TrimPrefix(strings.TrimSpace(part), "W/")
+		if t == "*" {
+			return true
+		}
+		for _, tag := range tags {
+			if t == tag {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func contentType(name string) string {
+	switch path.Ext(name) {
+	case ".html":
+		return "text/html; charset=utf-8"
+	case ".js", ".mjs":
+		return "text/javascript; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".wasm":
+		return "application/wasm"
+	case ".svg":
+		return "image/svg+xml"
+	case ".png":
+		return "image/png"
+	case ".json":
+		return "application/json"
+	}
+	return "application/octet-stream"
+}

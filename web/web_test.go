@@ -1,0 +1,351 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// fakeGuard is a compressible stand-in for guardrail.wasm.
+var fakeGuard = append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("groundwire "), 2000)...)
+
+func fakeHandler() http.Handler {
+	return Handler(Options{WASM: fakeGuard, WASMExec: []byte("globalThis.Go = class {};")})
+}
+
+func get(t *testing.T, h http.Handler, method, path string, hdr map[string]string) *http.Response {
+	t.Helper()
+	req := httptest.NewRequest(method, path, nil)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Result()
+}
+
+func body(t *testing.T, resp *http.Response) []byte {
+	t.Helper()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func checkSecurityHeaders(t *testing.T, resp *http.Response) {
+	t.Helper()
+	if got := resp.Header.Get("Content-Security-Policy"); got != CSP {
+		t.Errorf("Content-Security-Policy = %q, want %q", got, CSP)
+	}
+	if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+		t.Errorf("X-Content-Type-Options = %q", got)
+	}
+	if got := resp.Header.Get("Referrer-Policy"); got != "no-referrer" {
+		t.Errorf("Referrer-Policy = %q", got)
+	}
+}
+
+func TestIndex(t *testing.T) {
+	h := fakeHandler()
+	for _, p := range []string{"/", "/index.html"} {
+		resp := get(t, h, "GET", p, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d", p, resp.StatusCode)
+		}
+		checkSecurityHeaders(t, resp)
+		if ct := resp.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+			t.Errorf("GET %s: Content-Type %q", p, ct)
+		}
+		b := string(body(t, resp))
+		for _, want := range []string{`<script type="module" src="app.js"></script>`, `id="input"`, `id="send"`, `id="cancel"`, `id="conn-state"`, `aria-live`} {
+			if !strings.Contains(b, want) {
+				t.Errorf("GET %s: body lacks %s", p, want)
+			}
+		}
+	}
+}
+
+func TestStaticAssets(t *testing.T) {
+	h := fakeHandler()
+	for _, p := range []string{"/app.js", "/groundwire.js", "/i18n.js", "/style.css"} {
+		resp := get(t, h, "GET", p, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d", p, resp.StatusCode)
+		}
+		checkSecurityHeaders(t, resp)
+		want := "text/javascript; charset=utf-8"
+		if strings.HasSuffix(p, ".css") {
+			want = "text/css; charset=utf-8"
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != want {
+			t.Errorf("GET %s: Content-Type %q, want %q", p, ct, want)
+		}
+		if resp.Header.Get("ETag") == "" || resp.Header.Get("Cache-Control") != "no-cache" {
+			t.Errorf("GET %s: ETag %q Cache-Control %q", p, resp.Header.Get("ETag"), resp.Header.Get("Cache-Control"))
+		}
+	}
+}
+
+func TestWASM(t *testing.T) {
+	h := fakeHandler()
+
+	plain := get(t, h, "GET", "/guardrail.wasm", nil)
+	if plain.StatusCode != 200 {
+		t.Fatalf("status %d", plain.StatusCode)
+	}
+	checkSecurityHeaders(t, plain)
+	if ct := plain.Header.Get("Content-Type"); ct != "application/wasm" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	if ce := plain.Header.Get("Content-Encoding"); ce != "" {
+		t.Errorf("Content-Encoding %q without Accept-Encoding", ce)
+	}
+	if b := body(t, plain); !bytes.Equal(b, fakeGuard) {
+		t.Errorf("plain body differs (%d bytes)", len(b))
+	}
+	if v := plain.Header.Get("Vary"); v != "Accept-Encoding" {
+		t.Errorf("Vary %q", v)
+	}
+
+	gz := get(t, h, "GET", "/guardrail.wasm", map[string]string{"Accept-Encoding": "br, gzip;q=0.8"})
+	if ce := gz.Header.Get("Content-Encoding"); ce != "gzip" {
+		t.Fatalf("Content-Encoding %q with gzip accepted", ce)
+	}
+	zb := body(t, gz)
+	if len(zb) >= len(fakeGuard) {
+		t.Errorf("gzip body %d bytes, raw %d", len(zb), len(fakeGuard))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unz, _ := io.ReadAll(zr); !bytes.Equal(unz, fakeGuard) {
+		t.Error("gunzipped body differs")
+	}
+	etag := gz.Header.Get("ETag")
+	if etag == "" || etag == plain.Header.Get("ETag") {
+		t.Errorf("ETags plain %q gzip %q: want distinct, non-empty", plain.Header.Get("ETag"), etag)
+	}
+
+	for _, tag := range []string{etag, plain.Header.Get("ETag"), "W/" + etag, `"nope", ` + etag} {
+		nm := get(t, h, "GET", "/guardrail.wasm", map[string]string{"Accept-Encoding": "gzip", "If-None-Match": tag})
+		if nm.StatusCode != http.StatusNotModified {
+			t.Errorf("If-None-Match %s: status %d, want 304", tag, nm.StatusCode)
+		}
+		if b := body(t, nm); len(b) != 0 {
+			t.Errorf("304 with a body of %d bytes", len(b))
+		}
+	}
+	if r := get(t, h, "GET", "/guardrail.wasm", map[string]string{"If-None-Match": `"other"`}); r.StatusCode != 200 {
+		t.Errorf("stale If-None-Match: status %d", r.StatusCode)
+	}
+
+	head := get(t, h, "HEAD", "/guardrail.wasm", nil)
+	if head.StatusCode != 200 || head.Header.Get("Content-Length") == "" || len(body(t, head)) != 0 {
+		t.Errorf("HEAD: status %d, Content-Length %q", head.StatusCode, head.Header.Get("Content-Length"))
+	}
+
+	exec := get(t, h, "GET", "/wasm_exec.js", nil)
+	if exec.StatusCode != 200 || exec.Header.Get("Content-Type") != "text/javascript; charset=utf-8" {
+		t.Errorf("wasm_exec.js: %d %q", exec.StatusCode, exec.Header.Get("Content-Type"))
+	}
+}
+
+func TestNotFoundAndMethods(t *testing.T) {
+	h := fakeHandler()
+	for _, p := range []string{"/nope", "/ws", "/static/app.js", "/app.js/", "/../web.go", "/web.go"} {
+		resp := get(t, h, "GET", p, nil)
+		if resp.StatusCode != 404 {
+			t.Errorf("GET %s: %d, want 404", p, resp.StatusCode)
+		}
+		checkSecurityHeaders(t, resp)
+	}
+	resp := get(t, h, "POST", "/", nil)
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST /: %d Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+}
+
+func TestGuardUnavailable(t *testing.T) {
+	for name, opts := range map[string]Options{
+		"disabled": {DisableWASM: true},
+		"half":     {WASM: fakeGuard},
+		"no module root": {
+			ModuleRoot: t.TempDir(), // no go.mod: the build fails
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			opts.Logger = quiet
+			h := Handler(opts)
+			if r := get(t, h, "GET", "/", nil); r.StatusCode != 200 {
+				t.Errorf("index: %d", r.StatusCode)
+			}
+			for _, p := range []string{"/guardrail.wasm", "/wasm_exec.js"} {
+				r := get(t, h, "GET", p, nil)
+				b := string(body(t, r))
+				if r.StatusCode != http.StatusServiceUnavailable || !strings.HasPrefix(b, "WASM guard unavailable: ") {
+					t.Errorf("%s: %d %q", p, r.StatusCode, b)
+				}
+				checkSecurityHeaders(t, r)
+				t.Logf("%s: %s", p, strings.TrimSpace(b))
+			}
+		})
+	}
+}
+
+func TestGuardStillBuilding(t *testing.T) {
+	s := &site{assets: map[string]*asset{}, guard: &guardState{done: make(chan struct{})}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequest("GET", "/guardrail.wasm", nil).WithContext(ctx)
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Errorf("status %d, want 503 while building", rec.Code)
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for h, want := range map[string]bool{
+		"":                 false,
+		"gzip":             true,
+		"GZIP":             true,
+		"br, gzip":         true,
+		"gzip;q=0":         false,
+		"gzip; q=0.0":      false,
+		"gzip;q=0.5":       true,
+		"deflate, br":      false,
+		"*":                true,
+		"*;q=0":            false,
+		"gzip;q=0, *":      false,
+		"identity, x-gzip": true,
+	} {
+		if got := acceptsGzip(h); got != want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", h, got, want)
+		}
+	}
+}
+
+// TestNoHTMLInjection enforces the page's rule that text is never parsed as
+// HTML, and that the HTML has no inline code the CSP would refuse.
+func TestNoHTMLInjection(t *testing.T) {
+	bad := regexp.MustCompile(`innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\s*\(|new\s+Function\s*\(|createContextualFragment|DOMParser|srcdoc`)
+	files, err := filepath.Glob("static/*")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no static files: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if bad.MatchString(line) {
+				t.Errorf("%s:%d: %s", f, i+1, strings.TrimSpace(line))
+			}
+		}
+		if strings.HasSuffix(f, ".html") {
+			inline := regexp.MustCompile(`<script(?:\s[^>]*)?>\s*[^<\s]|\son[a-z]+\s*=|style\s*=|javascript:`)
+			for i, line := range strings.Split(string(b), "\n") {
+				if inline.MatchString(line) && !strings.Contains(line, `src="`) {
+					t.Errorf("%s:%d: inline code or style: %s", f, i+1, strings.TrimSpace(line))
+				}
+			}
+		}
+	}
+}
+
+func TestModuleRoot(t *testing.T) {
+	want, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ModuleRoot("")
+	if err != nil || got != want {
+		t.Errorf(`ModuleRoot("") = %q, %v; want %q`, got, err, want)
+	}
+
+	// Another module's go.mod is skipped; a groundwire go.mod is found.
+	dir := t.TempDir()
+	other := filepath.Join(dir, "gw", "other")
+	if err := os.MkdirAll(filepath.Join(other, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(other, "go.mod"), []byte("module example.com/other\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "gw", "go.mod"), []byte("// comment\nmodule \"github.com/groundwire/groundwire\" // quoted\n\ngo 1.26\n"), 0o644)
+	if got, err := ModuleRoot(filepath.Join(other, "sub")); err != nil || got != filepath.Join(dir, "gw") {
+		t.Errorf("ModuleRoot(nested) = %q, %v; want %q", got, err, filepath.Join(dir, "gw"))
+	}
+
+	// Nothing above: the module this package was compiled from (known only
+	// when the test binary was not built with -trimpath).
+	if _, file, _, _ := runtime.Caller(0); !filepath.IsAbs(file) {
+		t.Skip("built with -trimpath: no source location to fall back to")
+	}
+	if got, err := ModuleRoot(t.TempDir()); err != nil || got != want {
+		t.Errorf("ModuleRoot(elsewhere) = %q, %v; want fallback %q", got, err, want)
+	}
+}
+
+var (
+	guardOnce          sync.Once
+	guardWASM, guardJS []byte
+	guardErr           error
+)
+
+// realGuard builds the real guardrail.wasm once per test binary.
+func realGuard(t *testing.T) (wasm, execJS []byte) {
+	t.Helper()
+	guardOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultBuildTimeout)
+		defer cancel()
+		start := time.Now()
+		guardWASM, guardJS, guardErr = buildGuard(ctx, "")
+		t.Logf("built guardrail.wasm in %v", time.Since(start).Round(time.Millisecond))
+	})
+	if guardErr != nil {
+		t.Fatal(guardErr)
+	}
+	return guardWASM, guardJS
+}
+
+func TestBuildWASM(t *testing.T) {
+	wasm, execJS := realGuard(t)
+	if !bytes.HasPrefix(wasm, []byte("\x00asm")) {
+		t.Fatalf("guardrail.wasm does not start with the wasm magic: % x", wasm[:min(8, len(wasm))])
+	}
+	if !bytes.Contains(execJS, []byte("globalThis.Go")) {
+		t.Error("wasm_exec.js does not define globalThis.Go")
+	}
+	a := newAsset(wasm, "application/wasm")
+	t.Logf("guardrail.wasm: %d bytes raw, %d bytes gzip (stripped, -trimpath)", len(a.body), len(a.gz))
+	if len(a.gz) == 0 || len(a.gz) >= len(a.body) {
+		t.Errorf("gzip did not shrink the guard: %d → %d", len(a.body), len(a.gz))
+	}
+
+	// The handler builds the same bytes in the background and serves them
+	// once ready (the build cache makes the second build quick).
+	h := Handler(Options{Logger: quiet})
+	resp := get(t, h, "GET", "/guardrail.wasm", nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /guardrail.wasm: %d %s", resp.StatusCode, body(t, resp))
+	}
+	if b := body(t, resp); !bytes.Equal(b, wasm) {
+		t.Errorf("handler's build differs from BuildWASM's (%d vs %d bytes): builds are not reproducible", len(b), len(wasm))
+	}
+}
