@@ -47,6 +47,7 @@ func run(m *testing.M) int {
 	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", fmt.Sprint(port),
 		"--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
 	cmd.Stdout, cmd.Stderr = &out, &out
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		unavailable = "starting dynalite: " + err.Error()
 		return m.Run()
