@@ -84,8 +84,19 @@ type Config struct {
 	// CancelCheckInterval rate-limits the streaming loop's reads of the
 	// store's cancel flag: 0 (default, right for the memory store) checks
 	// between every two tokens; a DynamoDB store may want e.g. 100 ms.
-	// Cancels handled in the same process act at once whatever this says.
+	// Cancels handled in the same process act at once whatever this says;
+	// a cancel (or superseding message) handled on another instance takes
+	// effect at the streamer's next check, within about this interval plus
+	// one token, and the stream_end cancelled comes then.
 	CancelCheckInterval time.Duration
+	// CancelHandoffTimeout bounds how long an invocation that cancelled or
+	// superseded an answer streaming on another instance waits for that
+	// streamer to send the answer's stream_end cancelled before it takes
+	// the end and sends it itself (the streamer died or hangs). Default
+	// max(3 × CancelCheckInterval, 1 s); values below twice
+	// CancelCheckInterval are raised to that. Measured in real time, not
+	// by Clock.
+	CancelHandoffTimeout time.Duration
 	// Logger receives internal errors (default: discard). Phone-like
 	// numbers are masked; tokens and message texts are never logged unless
 	// LogText is set.
@@ -105,6 +116,8 @@ type Handler struct {
 	executors map[string]Executor
 	limits    Limits
 	log       *slog.Logger
+	handoff   time.Duration // CancelHandoffTimeout with its default
+	poll      time.Duration // how often awaitEnd reads the store
 
 	mu        sync.Mutex
 	conns     map[string]*conn
@@ -138,6 +151,10 @@ func (a *liveAnswer) stop() {
 	a.halt()
 }
 
+// DefaultCancelHandoffTimeout is the least default of
+// Config.CancelHandoffTimeout.
+const DefaultCancelHandoffTimeout = time.Second
+
 // New returns a handler for cfg.
 func New(cfg Config) (*Handler, error) {
 	switch {
@@ -170,6 +187,14 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.CancelCheckInterval < 0 {
+		cfg.CancelCheckInterval = 0
+	}
+	iv := cfg.CancelCheckInterval
+	if cfg.CancelHandoffTimeout <= 0 {
+		cfg.CancelHandoffTimeout = max(3*iv, DefaultCancelHandoffTimeout)
+	}
+	cfg.CancelHandoffTimeout = max(cfg.CancelHandoffTimeout, 2*iv)
 	return &Handler{
 		cfg:       cfg,
 		retriever: cfg.Retriever,
@@ -180,6 +205,8 @@ func New(cfg Config) (*Handler, error) {
 		executors: cfg.Executors,
 		limits:    cfg.Limits.withDefaults(),
 		log:       cfg.Logger,
+		handoff:   cfg.CancelHandoffTimeout,
+		poll:      min(max(iv/4, 5*time.Millisecond), 25*time.Millisecond),
 		conns:     make(map[string]*conn),
 	}, nil
 }
@@ -361,6 +388,77 @@ func (h *Handler) sendLocked(ctx context.Context, c *conn, msgID string, frame a
 		h.logError(ctx, "send", c.id, msgID, err)
 	}
 	return err
+}
+
+// stopLocked stops an answer live in this process whose record is no
+// longer active (cancelled, superseded or gone): it sends nothing more, and
+// if this invocation takes its end it sends its stream_end cancelled. It
+// reports whether the answer's end is settled: sent by this invocation, or
+// nothing to wait for. c.mu must be held.
+func (h *Handler) stopLocked(ctx context.Context, c *conn, a *liveAnswer) bool {
+	a.stop()
+	return h.endCancelledLocked(ctx, c, a.msgID)
+}
+
+// endCancelledLocked takes the end of the cancelled answer id if nobody
+// did, sends its stream_end cancelled and releases the record. It reports
+// whether it did. c.mu must be held.
+func (h *Handler) endCancelledLocked(ctx context.Context, c *conn, id string) bool {
+	won, err := h.store.TakeAnswerEnd(ctx, c.id, id)
+	if err != nil {
+		h.logError(ctx, "take answer end: store", c.id, id, err)
+		return false
+	}
+	if !won {
+		return false
+	}
+	h.sendLocked(ctx, c, id, StreamEndFrame{Type: TypeStreamEnd, ID: id, Reason: ReasonCancelled})
+	if err := h.store.ReleaseAnswer(context.WithoutCancel(ctx), c.id, id); err != nil {
+		h.logError(ctx, "release answer: store", c.id, id, err)
+	}
+	return true
+}
+
+// awaitEnd waits until the end of answer id has been sent: id was cancelled
+// or superseded (by this invocation or an earlier one) and is not live in
+// this process, so its streamer, on another instance, sends its stream_end
+// cancelled when it next checks the cancel flag, and releases the record.
+// If nobody has taken the end within the handoff timeout (that streamer
+// died or hangs), this invocation takes it and sends the stream_end itself;
+// if someone took it but has not released it, it waits once more at most
+// the timeout. Store errors end the wait (logged). c.mu must not be held.
+func (h *Handler) awaitEnd(ctx context.Context, c *conn, id string) {
+	deadline := time.Now().Add(h.handoff)
+	tried := false
+	for {
+		done, err := h.store.AnswerReleased(ctx, c.id, id)
+		if err != nil {
+			h.logError(ctx, "await answer end: store", c.id, id, err)
+			return
+		}
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			if tried {
+				h.log.WarnContext(ctx, "answer end taken but not released", "conn", c.id, "msg", Mask(id))
+				return
+			}
+			tried = true
+			h.log.WarnContext(ctx, "cancel handoff timed out: sending stream_end cancelled for the streamer", "conn", c.id, "msg", Mask(id))
+			c.mu.Lock()
+			won := h.endCancelledLocked(ctx, c, id)
+			c.mu.Unlock()
+			if won {
+				return
+			}
+			deadline = time.Now().Add(h.handoff)
+			continue
+		}
+		if (SystemClock{}).Sleep(ctx, h.poll) != nil {
+			return
+		}
+	}
 }
 
 // send is sendLocked taking the lock.
