@@ -12,12 +12,51 @@
 // ended, so an adapter must deliver each frame in its own goroutine: a
 // `cancel` or `confirm_action` then runs while the answer still streams.
 //
-// State that other invocations must see (the active answer and its cancel
-// flag, suggestions) lives in the [Store]. Within one process the handler
-// also keeps, per connection, a mutex that serialises its sends and answer
-// transitions, the live answer's cancel function (so a cancel handled in the
-// same process interrupts the model at once) and the message rate limiter.
-// In Lambda that in-process state is per instance.
+// State that other invocations must see (each answer with its cancel flag
+// and who sends its end, suggestions) lives in the [Store]. Within one
+// process the handler also keeps, per connection, a mutex that serialises
+// its sends and answer transitions, the live answer's cancel function (so a
+// cancel handled in the same process interrupts the model at once) and the
+// message rate limiter. In Lambda that in-process state is per instance.
+//
+// # Cancel across instances
+//
+// Nothing of a message may follow its stream_end (SPEC §5, §7), and the
+// streaming invocation is the only one that knows when it stops sending. So
+// the end of an answer is taken exactly once, in the store
+// ([Store.EndAnswer] while active, [Store.TakeAnswerEnd] once cancelled), and
+// only the taker sends it; the streamer takes it itself whenever it is
+// alive:
+//
+//   - When the answer streams in the process that handles the `cancel` (or
+//     the superseding `message`), that invocation stops it under the
+//     connection's mutex, takes its end and sends stream_end cancelled at
+//     once: nothing of the answer is sent after the stop.
+//   - Otherwise it sets the cancel flag and waits. The streamer, on another
+//     instance, reads the flag between two tokens (at most every
+//     [Config.CancelCheckInterval], always before it sends the next one),
+//     takes the end, sends stream_end cancelled and releases the answer's
+//     record; the waiting invocation polls [Store.AnswerReleased] and goes
+//     on. A superseding message sends its sources only then, so the old
+//     answer's stream_end comes first; a message superseded while it waits
+//     gets only its stream_end cancelled. Across instances a cancel thus
+//     takes effect within about one check interval and one token.
+//   - If the streamer has not taken the end within
+//     [Config.CancelHandoffTimeout] (its instance died, or it hangs in the
+//     model or in a send), the waiting invocation takes it and sends
+//     stream_end cancelled itself. A hung streamer that wakes up later reads
+//     the flag before it posts anything (its last read is older than the
+//     check interval, which is at most half the timeout) and stays silent.
+//
+// What is left: a post the streamer began before the cancel and that takes
+// longer than CancelHandoffTimeout − CancelCheckInterval to reach API Gateway
+// (or a stall that long between its read of the flag and its post) can land
+// after that stream_end; and if a streamer dies between taking the end and
+// sending it, the client gets no stream_end for that message (a later
+// message waits at most twice the timeout for it, then goes on). On
+// disconnect nothing is sent anyway: [Store.DeleteConnection] removes every
+// answer record, so nobody waits and every streamer stops at its next read
+// of the flag.
 package lambda
 
 import (
