@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -145,6 +146,17 @@ func (f *fakeWS) answer(ctx context.Context, send func(frame), in frame) {
 	switch {
 	case strings.Contains(text, "$error"):
 		send(frame{"type": "error", "id": id, "code": "too_large", "message": "message text is over 4000 characters <b>not bold</b>"})
+	case strings.Contains(text, "$ghost"):
+		// Frames about ids the page never sent: the lone stream_end of a
+		// message superseded before it got anything, an error, a stray
+		// answer. Then the real answer.
+		send(frame{"type": "stream_end", "id": "ghost-1", "reason": "cancelled"})
+		send(frame{"type": "error", "id": "ghost-2", "code": "internal", "message": "lost <i>ghost</i>"})
+		send(frame{"type": "stream", "id": "ghost-3", "delta": "Premium costs 149 kr."})
+		send(frame{"type": "response", "id": "ghost-3", "status": "verified", "text": "Premium costs 149 kr.", "citations": pricing, "numbers": []frame{}})
+		send(frame{"type": "action_suggestion", "id": "ghost-3", "suggestionId": "s-ghost", "action": "create_ticket", "payload": frame{}})
+		send(frame{"type": "action_executed", "suggestionId": "s-ghost", "result": frame{"success": true}})
+		f.answer(ctx, send, frame{"id": id, "text": "What does Premium cost?"})
 	case strings.Contains(text, "$drop"):
 		f.mu.Lock()
 		conns := f.conns
@@ -331,6 +343,23 @@ func TestBrowserGuardNeverShowsUngroundedNumber(t *testing.T) {
 		t.Error("server text was parsed as HTML")
 	}
 
+	// Frames about messages the page never sent change nothing on screen
+	// but an error line.
+	before := webtest.Eval[int](t, tab, `document.querySelectorAll(".msg.bot").length`)
+	sendAndWatch(t, tab, "$ghost")
+	if s := webtest.Eval[string](t, tab, lastStatus); s != "verified" {
+		t.Errorf("after frames for unknown ids: status %q", s)
+	}
+	if n := webtest.Eval[int](t, tab, `document.querySelectorAll(".msg.bot").length`); n != before+1 {
+		t.Errorf("%d answers, want %d", n, before+1)
+	}
+	if e := webtest.Eval[[]string](t, tab, `[...document.querySelectorAll("#errors li")].map(e => e.textContent)`); !slices.Contains(e, "internal: lost <i>ghost</i>") {
+		t.Errorf("errors shown: %q", e)
+	}
+	if webtest.Eval[bool](t, tab, `document.body.textContent.includes("149") || document.querySelector("#messages i, #errors i") !== null`) {
+		t.Error("a stray frame reached the screen")
+	}
+
 	// 5. Esc cancels a streaming answer.
 	webtest.Run(t, tab, chromedp.SendKeys(chromedp.CSS("#input"), "$slow"+kb.Enter))
 	webtest.WaitFor(t, tab, `!document.querySelector("#cancel").hidden`)
@@ -350,11 +379,11 @@ func TestBrowserGuardNeverShowsUngroundedNumber(t *testing.T) {
 			langs = append(langs, fmt.Sprint(fr["lang"]))
 		}
 	}
-	wantTypes := "message message message confirm_action confirm_action message message cancel message"
+	wantTypes := "message message message confirm_action confirm_action message message message cancel message"
 	if got := strings.Join(types, " "); got != wantTypes {
 		t.Errorf("frames sent: %s\nwant:        %s", got, wantTypes)
 	}
-	if got := strings.Join(langs, " "); got != "en en sv en en en" {
+	if got := strings.Join(langs, " "); got != "en en sv en en en en" {
 		t.Errorf("langs sent: %s", got)
 	}
 	ws.mu.Lock()
