@@ -27,12 +27,17 @@ import (
 // the test is skipped, except under CI=true, where it fails.
 func NeedTool(t testing.TB, names ...string) string {
 	t.Helper()
+	return needTool(t, "", names...)
+}
+
+func needTool(t testing.TB, hint string, names ...string) string {
+	t.Helper()
 	for _, n := range names {
 		if p, err := exec.LookPath(n); err == nil {
 			return p
 		}
 	}
-	msg := fmt.Sprintf("%s not found in PATH", strings.Join(names, " / "))
+	msg := fmt.Sprintf("%s not found in PATH%s", strings.Join(names, " / "), hint)
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("%s (required when CI=true)", msg)
 	}
@@ -50,7 +55,7 @@ func Chromium(t testing.TB) string {
 	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
 		return "/usr/bin/chromium"
 	}
-	return NeedTool(t, "chromium", "chromium-browser", "google-chrome")
+	return needTool(t, " (apt-get install -y chromium, or set GROUNDWIRE_CHROMIUM)", "chromium", "chromium-browser", "google-chrome")
 }
 
 var (
