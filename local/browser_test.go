@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -405,6 +406,10 @@ func TestBrowserHallucinateBlocked(t *testing.T) {
 		if bad := ungrounded(append(seen, p.recorded()...), snippets); len(bad) > 0 {
 			t.Errorf("%s: the page showed ungrounded numbers %q", c.chip, bad)
 		}
+		// The page followed the answer: its end is above the composer.
+		if !webtest.Eval[bool](p.t, p.tab, lastBot+`.getBoundingClientRect().bottom <= document.querySelector(".composer-wrap").getBoundingClientRect().top + 1`) {
+			t.Errorf("%s: the latest answer is hidden behind the composer", c.chip)
+		}
 		p.screenshot("blocked-" + c.lang)
 	}
 }
@@ -633,4 +638,31 @@ func TestBrowserSupersededAndUnknownIDs(t *testing.T) {
 func waitFrames(t *testing.T, l *frameLog, id string, ok func(frame) bool) {
 	t.Helper()
 	waitFor(t, "a frame about "+id, func() bool { return slices.ContainsFunc(l.of(t, id), ok) })
+}
+
+// The README's screenshot, from the real server: a blocked answer, a
+// verified one with its numbers marked, and a confirmed action.
+// GROUNDWIRE_UPDATE_SCREENSHOT=1 writes it to docs/screenshot.png.
+func TestBrowserDocsScreenshot(t *testing.T) {
+	p := openPage(t)
+	p.chip("hallucinate: What does Premium cost?")
+	p.chip("What does Premium cost?")
+	p.chip("Ring mig imorgon på +46 70 123 45 67")
+	p.waitFor(lastBot + `.querySelector(".suggestion button.confirm") !== null`)
+	p.run(chromedp.Click(chromedp.CSS(".suggestion button.confirm")))
+	p.waitFor(`document.querySelectorAll(".action-result").length === 1`)
+	states := p.strs(`[...document.querySelectorAll(".msg.bot .status")].map(s => s.dataset.status)`)
+	if len(states) != 3 || states[0] != "blocked" || states[1] != "verified" {
+		t.Errorf("statuses %q, want blocked, verified and the action's answer", states)
+	}
+	webtest.Eval[bool](t, p.tab, `(document.activeElement.blur(), document.querySelector("#examples").scrollLeft = 0, true)`)
+	p.run(chromedp.EmulateViewport(1000, 1420))
+	webtest.Eval[bool](t, p.tab, `(window.scrollTo(0, 0), true)`)
+	png := webtest.Screenshot(t, p.tab, "local-docs")
+	if os.Getenv("GROUNDWIRE_UPDATE_SCREENSHOT") == "1" && png != nil {
+		if err := os.WriteFile("../docs/screenshot.png", png, 0o644); err != nil {
+			t.Error(err)
+		}
+		t.Log("wrote docs/screenshot.png")
+	}
 }
