@@ -450,7 +450,9 @@ func TestBrowserAfterModeNeverShowsWrongNumber(t *testing.T) {
 // 5. Cancel mid-stream with the Cancel button and with Esc: the stream ends
 // cancelled, no response, no suggestion.
 func TestBrowserCancel(t *testing.T) {
-	p := openPage(t)
+	// Slower tokens than the other tests: the answer must still be streaming
+	// when the click lands, even on a loaded machine.
+	p := openPage(t, func(c *config) { c.TokenDelay = delayRange{50 * time.Millisecond, 80 * time.Millisecond} })
 	for _, how := range []string{"button", "esc"} {
 		// The message asks for an action too: cancelled, it gets no suggestion.
 		p.type_("What does Premium cost? Please call me back on +46 70 123 45 67.")
