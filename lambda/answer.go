@@ -114,7 +114,7 @@ func (r *run) run(f ClientFrame) {
 	if r.lang == "" {
 		r.lang = DetectLang(query)
 	}
-	r.cites, r.srcs = citations(h.retriever.Search(query, h.cfg.TopK))
+	r.cites, r.srcs = citations(search(h.retriever, query, h.cfg.TopK, r.lang))
 	if !r.emit(SourcesFrame{Type: TypeSources, ID: r.id, Citations: r.cites}) {
 		r.abandon()
 		return

@@ -64,3 +64,33 @@ func TestNoReferencesDefaultKB(t *testing.T) {
 		t.Fatalf("frames: %s\nwant %s", got, want)
 	}
 }
+
+// A question is answered from the files of its own language when they have
+// something relevant: the knowledge base holds every fact in both.
+func TestCitationsInTheMessagesLanguage(t *testing.T) {
+	base, err := kb.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ text, dir string }{
+		{"Ring mig imorgon på +46 70 123 45 67", "kb/sv/"},
+		{"Vad är ert telefonnummer?", "kb/sv/"},
+		{"What is your phone number?", "kb/en/"},
+		{"How much does Premium cost per month?", "kb/en/"},
+	} {
+		t.Run(c.text, func(t *testing.T) {
+			hs := newHarness(t, func(cfg *lambda.Config) { cfg.Retriever = base })
+			hs.connect("c1")
+			hs.send("c1", msg("m1", c.text))
+			src := hs.frames("c1")[0]
+			if src.Type != lambda.TypeSources || len(src.Citations) == 0 {
+				t.Fatalf("first frame %+v", src)
+			}
+			for _, cite := range src.Citations {
+				if !strings.HasPrefix(cite.File, c.dir) {
+					t.Errorf("citation %s:%d, want one from %s", cite.File, cite.Line, c.dir)
+				}
+			}
+		})
+	}
+}

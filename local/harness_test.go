@@ -21,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/groundwire/groundwire/lambda"
+	"github.com/groundwire/groundwire/web/webtest"
 )
 
 func TestMain(m *testing.M) {
@@ -35,6 +36,7 @@ type leakCheck struct{ m *testing.M }
 
 func (l leakCheck) Run() int {
 	code := l.m.Run()
+	webtest.Close() // the browser of the browser tests, if one was started
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintf(os.Stderr, "goroutines leaked: %v\n", err)
@@ -127,6 +129,13 @@ type testServer struct {
 // WASM build, debug logs kept), changed by opts.
 func startServer(t *testing.T, opts ...func(*config)) *testServer {
 	t.Helper()
+	return startServerDeps(t, nil, opts...)
+}
+
+// startServerDeps is startServer with the wired dependencies changed by
+// withDeps (when not nil) before the server is built.
+func startServerDeps(t *testing.T, withDeps func(*deps), opts ...func(*config)) *testServer {
+	t.Helper()
 	cfg := defaultConfig()
 	cfg.Addr = "127.0.0.1:0"
 	cfg.TokenDelay = delayRange{}
@@ -145,6 +154,9 @@ func startServer(t *testing.T, opts ...func(*config)) *testServer {
 	ts.store = &trackingStore{MemStore: d.Store.(*lambda.MemStore), conns: map[string]bool{}}
 	d.Store = ts.store
 	d.Executors = ts.exec.executors()
+	if withDeps != nil {
+		withDeps(&d)
+	}
 	if ts.s, err = newServer(cfg, d); err != nil {
 		t.Fatal(err)
 	}
