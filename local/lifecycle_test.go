@@ -264,7 +264,7 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"-mode", "sometimes"}, nil, 2, "want hold or after"},
 		{[]string{"extra"}, nil, 2, `unexpected argument "extra"`},
 		{nil, map[string]string{"GROUNDWIRE_TOKEN_DELAY": "soon"}, 2, "GROUNDWIRE_TOKEN_DELAY"},
-		{[]string{"-model", "openai", "-no-wasm"}, nil, 1, "not available in this build"},
+		{[]string{"-model", "openai", "-no-wasm"}, nil, 1, "needs OPENAI_MODEL"},
 		{[]string{"-kb", t.TempDir(), "-no-wasm"}, nil, 1, "knowledge base"},
 		{[]string{"-addr", "256.0.0.1:1", "-no-wasm"}, nil, 1, "local:"},
 	} {

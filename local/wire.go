@@ -45,8 +45,20 @@ func wire(cfg config, log *slog.Logger, getenv func(string) string) (deps, error
 		)
 		d.ModelName = "mock"
 	case "openai":
-		return d, errors.New("-model openai is not available in this build: package lambda has no " +
-			"OpenAI-compatible model yet (it would read OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL); use -model mock")
+		oc := lambda.OpenAIConfig{
+			BaseURL: getenv("OPENAI_BASE_URL"),
+			APIKey:  getenv("OPENAI_API_KEY"),
+			Model:   getenv("OPENAI_MODEL"),
+		}
+		if oc.Model == "" {
+			return d, errors.New("-model openai needs OPENAI_MODEL (and usually OPENAI_BASE_URL and OPENAI_API_KEY)")
+		}
+		m, err := lambda.NewOpenAI(oc)
+		if err != nil {
+			return d, fmt.Errorf("model: %w", err)
+		}
+		d.Model = m
+		d.ModelName = "openai " + oc.Model
 	}
 
 	d.Page = web.Handler(web.Options{Logger: log.With("component", "web"), DisableWASM: cfg.NoWASM})
