@@ -127,6 +127,14 @@ type testServer struct {
 // WASM build, debug logs kept), changed by opts.
 func startServer(t *testing.T, opts ...func(*config)) *testServer {
 	t.Helper()
+	return startServerWith(t, nil, opts...)
+}
+
+// startServerWith is startServer with the dependencies changed by wrap
+// (after the tracking store and counting executors are in place) before the
+// server is built.
+func startServerWith(t *testing.T, wrap func(*testServer, *deps), opts ...func(*config)) *testServer {
+	t.Helper()
 	cfg := defaultConfig()
 	cfg.Addr = "127.0.0.1:0"
 	cfg.TokenDelay = delayRange{}
@@ -145,6 +153,9 @@ func startServer(t *testing.T, opts ...func(*config)) *testServer {
 	ts.store = &trackingStore{MemStore: d.Store.(*lambda.MemStore), conns: map[string]bool{}}
 	d.Store = ts.store
 	d.Executors = ts.exec.executors()
+	if wrap != nil {
+		wrap(ts, &d)
+	}
 	if ts.s, err = newServer(cfg, d); err != nil {
 		t.Fatal(err)
 	}

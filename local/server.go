@@ -34,6 +34,10 @@ type deps struct {
 
 	// Reloader, when set, re-reads the -kb directory (run watches it).
 	Reloader *kb.Reloader
+
+	// WrapSender, when set, wraps the sender the handler replies through
+	// (fault injection in tests).
+	WrapSender func(lambda.Sender) lambda.Sender
 }
 
 // Server is the local server: the page, /healthz, /metrics, and the
@@ -59,6 +63,7 @@ type Server struct {
 	mu      sync.Mutex
 	closing bool
 	conns   int            // connections accepted or being accepted
+	perIP   map[string]int // conns by client address (only when MaxConnsPerIP > 0)
 	wg      sync.WaitGroup // one per connection counted in conns
 }
 
@@ -72,6 +77,7 @@ func newServer(cfg config, d deps) (*Server, error) {
 		d:       d,
 		log:     log,
 		reg:     newRegistry(),
+		perIP:   make(map[string]int),
 		metrics: newMetrics(),
 		started: time.Now(),
 		upgrader: websocket.Upgrader{
@@ -87,11 +93,15 @@ func newServer(cfg config, d deps) (*Server, error) {
 	s.tick = min(cfg.PingPeriod, cfg.IdleTimeout/8, cfg.MaxConnAge/8)
 	s.tick = max(s.tick, 5*time.Millisecond)
 
+	var sender lambda.Sender = s.reg
+	if d.WrapSender != nil {
+		sender = d.WrapSender(sender)
+	}
 	h, err := lambda.New(lambda.Config{
 		Retriever: d.Retriever,
 		Model:     d.Model,
 		Store:     d.Store,
-		Sender:    s.reg,
+		Sender:    sender,
 		Clock:     d.Clock,
 		Executors: d.Executors,
 		Mode:      cfg.Mode,
@@ -181,8 +191,11 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// admit counts a new connection in, or returns the HTTP status refusing it.
-func (s *Server) admit() (int, string) {
+// admit counts a new connection from client address ip in, or returns the
+// HTTP status refusing it: 503 when shutting down or full, 429 when that
+// address holds -max-conns-per-ip connections already (one client cannot
+// take every slot).
+func (s *Server) admit(ip string) (int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -190,15 +203,25 @@ func (s *Server) admit() (int, string) {
 		return http.StatusServiceUnavailable, "The server is shutting down."
 	case s.conns >= s.cfg.MaxConns:
 		return http.StatusServiceUnavailable, "Too many connections; try again later."
+	case s.cfg.MaxConnsPerIP > 0 && s.perIP[ip] >= s.cfg.MaxConnsPerIP:
+		return http.StatusTooManyRequests, "Too many connections from your address; try again later."
 	}
 	s.conns++
+	if s.cfg.MaxConnsPerIP > 0 {
+		s.perIP[ip]++
+	}
 	s.wg.Add(1)
 	return 0, ""
 }
 
-func (s *Server) release() {
+func (s *Server) release(ip string) {
 	s.mu.Lock()
 	s.conns--
+	if s.cfg.MaxConnsPerIP > 0 {
+		if s.perIP[ip]--; s.perIP[ip] <= 0 {
+			delete(s.perIP, ip)
+		}
+	}
 	s.mu.Unlock()
 	s.wg.Done()
 }
@@ -212,14 +235,17 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "This is groundwire's WebSocket endpoint; the page is at /.", http.StatusUpgradeRequired)
 		return
 	}
-	if code, msg := s.admit(); code != 0 {
+	p := newPeer(r, newID(), time.Now())
+	if code, msg := s.admit(p.sourceIP); code != 0 {
 		s.metrics.connect(code)
+		if code == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "10")
+		}
 		http.Error(w, msg, code)
 		return
 	}
-	defer s.release()
+	defer s.release(p.sourceIP)
 
-	p := newPeer(r, newID(), time.Now())
 	log := s.log.With("conn", p.connID)
 	resp, _ := s.handler.Handle(s.ctx, connectEvent(r, p))
 	if resp.StatusCode != http.StatusOK {
