@@ -40,6 +40,7 @@ type config struct {
 	SuggestWindow   time.Duration
 	ShutdownTimeout time.Duration
 	NoWASM          bool
+	Pprof           bool // serve /debug/pprof/ to loopback clients
 	LogLevel        string
 	LogFormat       string // auto, text or json
 
@@ -97,6 +98,7 @@ var flagGroups = []struct {
 		{"max-conns-per-ip", "N", "most simultaneous WebSocket connections from one client address; more get HTTP 429; 0 no cap"},
 		{"no-wasm", "", "serve the page without building the in-browser guard (guardrail.wasm)"},
 		{"shutdown-timeout", "DURATION", "how long a shutdown waits for connections to close"},
+		{"pprof", "", "serve Go profiles at /debug/pprof/ (to loopback clients only; profiling and local/loadgen)"},
 		{"log-level", "LEVEL", "debug, info, warn or error"},
 		{"log-format", "FORMAT", "auto (text on a terminal, JSON otherwise), text or json"},
 	}},
@@ -138,6 +140,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.IntVar(&cfg.MaxConns, "max-conns", cfg.MaxConns, "")
 	fs.IntVar(&cfg.MaxConnsPerIP, "max-conns-per-ip", cfg.MaxConnsPerIP, "")
 	fs.BoolVar(&cfg.NoWASM, "no-wasm", cfg.NoWASM, "")
+	fs.BoolVar(&cfg.Pprof, "pprof", cfg.Pprof, "")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "")
 	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "")
 	fs.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "")

@@ -3,6 +3,7 @@ package main
 import (
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -86,4 +87,23 @@ func TestMaxConnsPerIP(t *testing.T) {
 		defer ts.s.mu.Unlock()
 		return len(ts.s.perIP) == 0
 	})
+}
+
+func TestPprofOnlyWhenAskedAndOnlyToLoopback(t *testing.T) {
+	ts := startServer(t)
+	if resp, _ := ts.get("/debug/pprof/heap?debug=1"); resp.StatusCode == http.StatusOK {
+		t.Fatal("profiles served without -pprof")
+	}
+	ts = startServer(t, func(c *config) { c.Pprof = true })
+	resp, body := ts.get("/debug/pprof/heap?gc=1&debug=1")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "# HeapInuse = ") {
+		t.Fatalf("heap profile: HTTP %d %.200q", resp.StatusCode, body)
+	}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/debug/pprof/heap", nil)
+	req.RemoteAddr = "192.0.2.7:40000"
+	ts.s.ServeHTTP(rec, req)
+	if rec.Code != http.StatusForbidden {
+		t.Fatalf("profile to a remote client: HTTP %d, want 403", rec.Code)
+	}
 }
