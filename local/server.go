@@ -84,6 +84,9 @@ func newServer(cfg config, d deps) (*Server, error) {
 		upgrader: websocket.Upgrader{
 			ReadBufferSize:  4096,
 			WriteBufferSize: 4096,
+			// A write buffer is taken for each frame written and given
+			// back: an idle connection holds none.
+			WriteBufferPool: writeBuffers,
 			// The origin is checked by the handler on CONNECT (SPEC §5),
 			// before the upgrade, exactly as in AWS: a foreign Origin
 			// never gets here.
@@ -145,6 +148,8 @@ func newServer(cfg config, d deps) (*Server, error) {
 	})
 	return s, nil
 }
+
+var writeBuffers = &sync.Pool{}
 
 // allowedOrigins turns -origins into the handler's AllowedOrigins: a bare
 // host allows it over http and https; an origin with a scheme, or "*", is
