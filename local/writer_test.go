@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"net"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/groundwire/groundwire/lambda"
 )
 
 // The writer's cork: frames written while corked leave in one write, at
@@ -51,5 +55,26 @@ func TestFrameLimitConnCork(t *testing.T) {
 	}
 	if err := fl.uncork(); err != nil { // not corked: nothing
 		t.Fatal(err)
+	}
+}
+
+// The metrics read the type and id of stream and sources frames without
+// decoding them; whatever the id, they agree with decoding.
+func TestMetricsFrameHead(t *testing.T) {
+	for _, id := range []string{"m1", "", `q"uote`, `back\slash`, "ünïcode", "<script>", "a\u2028b"} {
+		for _, v := range []any{
+			lambda.StreamFrame{Type: lambda.TypeStream, ID: id, Delta: ` "id":"x" `},
+			lambda.SourcesFrame{Type: lambda.TypeSources, ID: id, Citations: []lambda.Citation{{File: "f", Line: 1, Snippet: `"id":"y"`}}},
+			lambda.StreamEndFrame{Type: lambda.TypeStreamEnd, ID: id, Reason: lambda.ReasonDone},
+		} {
+			data, _ := json.Marshal(v)
+			var want outFrame
+			json.Unmarshal(data, &want)
+			if typ, got, ok := frameHead(data); ok && (typ != want.Type || got != want.ID) {
+				t.Errorf("%s: %q %q, want %q %q", data, typ, got, want.Type, want.ID)
+			} else if !ok && (want.Type == lambda.TypeStream || want.Type == lambda.TypeSources) && !strings.ContainsAny(id, `"\<>`+"\u2028") {
+				t.Errorf("%s: not read fast", data)
+			}
+		}
 	}
 }
