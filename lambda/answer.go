@@ -70,15 +70,12 @@ func (h *Handler) answer(ctx context.Context, c *conn, f ClientFrame) {
 
 func (r *run) run(f ClientFrame) {
 	h := r.h
-	query := r.text
-	if strings.HasPrefix(query, sayPrefix) {
-		query = query[len(sayPrefix):]
-	}
+	query := retrievalQuery(r.text)
 	r.lang, _ = parseLang(f.Lang)
 	if r.lang == "" {
 		r.lang = DetectLang(query)
 	}
-	r.cites, r.srcs = citations(h.retriever.Search(query, h.cfg.TopK))
+	r.cites, r.srcs = citations(search(h.retriever, query, h.cfg.TopK, r.lang))
 	if !r.emit(SourcesFrame{Type: TypeSources, ID: r.id, Citations: r.cites}) {
 		r.abandon()
 		return
@@ -287,16 +284,28 @@ func (r *run) endQuietly() {
 }
 
 // numbers converts a verdict to the protocol's number verdicts (never nil).
+// An ungrounded number is withheld: its text and canonical form are empty,
+// so it never reaches the client, not even in a structured field.
 func numbers(v guardrail.Verdict) []NumberVerdict {
 	out := make([]NumberVerdict, 0, len(v.Numbers))
 	for _, n := range v.Numbers {
-		out = append(out, NumberVerdict{
-			Text:      n.Text,
-			Canonical: n.Canonical,
-			Kind:      string(n.Kind),
-			Grounded:  n.Grounded,
-			Citation:  n.Citation,
-		})
+		nv := NumberVerdict{Kind: string(n.Kind), Grounded: n.Grounded, Citation: n.Citation}
+		if n.Grounded {
+			nv.Text, nv.Canonical = n.Text, n.Canonical
+		}
+		out = append(out, nv)
 	}
 	return out
+}
+
+// retrievalQuery is what the knowledge base is searched with: the message,
+// or for `$say ` the scripted text (SPEC §4.1), without the mock model's
+// trigger word, which is an instruction to the model and would only make
+// retrieval miss ("hallucinate: what does Premium cost?").
+func retrievalQuery(text string) string {
+	text = strings.TrimPrefix(text, sayPrefix)
+	if i := strings.Index(strings.ToLower(text), HallucinateTrigger); i >= 0 {
+		text = text[:i] + text[i+len(HallucinateTrigger):]
+	}
+	return strings.TrimLeft(strings.TrimSpace(text), ":,.-– ")
 }

@@ -47,12 +47,7 @@ func TestPriceQuestionDefaultKB(t *testing.T) {
 			if got, want := withoutStream(fs), "sources:m2 stream_end:m2:blocked response:m2:blocked"; got != want {
 				t.Fatalf("frames: %s\nwant %s", got, want)
 			}
-			resp = last(fs, lambda.TypeResponse)
-			for _, n := range resp.Numbers {
-				if !n.Grounded && strings.Contains(deltas(fs, "m2"), n.Text) {
-					t.Fatalf("ungrounded %q streamed: %q", n.Text, deltas(fs, "m2"))
-				}
-			}
+			assertGroundedDeltas(t, fs, "m2")
 		})
 	}
 }
@@ -67,5 +62,35 @@ func TestNoReferencesDefaultKB(t *testing.T) {
 	hs.send("c1", msg("m1", "What is the airspeed velocity of an unladen swallow?"))
 	if got, want := hs.summary("c1"), "sources:m1 stream:m1 stream_end:m1:done response:m1:no_sources"; got != want {
 		t.Fatalf("frames: %s\nwant %s", got, want)
+	}
+}
+
+// A question is answered from the files of its own language when they have
+// something relevant: the knowledge base holds every fact in both.
+func TestCitationsInTheMessagesLanguage(t *testing.T) {
+	base, err := kb.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ text, dir string }{
+		{"Ring mig imorgon på +46 70 123 45 67", "kb/sv/"},
+		{"Vad är ert telefonnummer?", "kb/sv/"},
+		{"What is your phone number?", "kb/en/"},
+		{"How much does Premium cost per month?", "kb/en/"},
+	} {
+		t.Run(c.text, func(t *testing.T) {
+			hs := newHarness(t, func(cfg *lambda.Config) { cfg.Retriever = base })
+			hs.connect("c1")
+			hs.send("c1", msg("m1", c.text))
+			src := hs.frames("c1")[0]
+			if src.Type != lambda.TypeSources || len(src.Citations) == 0 {
+				t.Fatalf("first frame %+v", src)
+			}
+			for _, cite := range src.Citations {
+				if !strings.HasPrefix(cite.File, c.dir) {
+					t.Errorf("citation %s:%d, want one from %s", cite.File, cite.Line, c.dir)
+				}
+			}
+		})
 	}
 }

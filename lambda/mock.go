@@ -187,7 +187,7 @@ func (m *Mock) compose(p Prompt, rng *rand.Rand) string {
 		return ph.none
 	}
 	answer := strings.Join(parts, " ")
-	if strings.Contains(strings.ToLower(p.Question), "hallucinate") || rng.Float64() < m.rate {
+	if strings.Contains(strings.ToLower(p.Question), HallucinateTrigger) || rng.Float64() < m.rate {
 		texts := make([]string, len(p.Snippets))
 		for i, s := range p.Snippets {
 			texts[i] = s.Snippet
@@ -196,6 +196,10 @@ func (m *Mock) compose(p Prompt, rng *rand.Rand) string {
 	}
 	return answer
 }
+
+// HallucinateTrigger in a question makes the mock change the numbers it
+// says (SPEC §8). The handler leaves it out of the retrieval query.
+const HallucinateTrigger = "hallucinate"
 
 var (
 	listMarker = regexp.MustCompile(`^(?:#+\s*|[-*+>]\s+|[0-9]+[.)]\s+)+`)

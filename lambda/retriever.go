@@ -22,6 +22,25 @@ type Retriever interface {
 
 // citations turns hits into the client's citations and the verification
 // sources, in the same order.
+// search retrieves the top k snippets for query, in the answer's language
+// when it can: with a knowledge base written in both English and Swedish, a
+// Swedish question is answered from the Swedish files when they have
+// anything relevant, and from the others only when they have nothing.
+// Snippets of unknown language count as the answer's.
+func search(r Retriever, query string, k int, lang Lang) []Hit {
+	hits := r.Search(query, 2*k)
+	same := make([]Hit, 0, k)
+	for _, h := range hits {
+		if h.Snippet != nil && (h.Snippet.Lang == "" || h.Snippet.Lang == string(lang)) && len(same) < k {
+			same = append(same, h)
+		}
+	}
+	if len(same) > 0 {
+		return same
+	}
+	return hits[:min(k, len(hits))]
+}
+
 func citations(hits []Hit) ([]Citation, []*guardrail.Source) {
 	cites := make([]Citation, 0, len(hits))
 	srcs := make([]*guardrail.Source, 0, len(hits))

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/groundwire/groundwire/lambda"
+	"github.com/groundwire/groundwire/web/webtest"
 )
 
 func TestMain(m *testing.M) {
@@ -35,6 +36,7 @@ type leakCheck struct{ m *testing.M }
 
 func (l leakCheck) Run() int {
 	code := l.m.Run()
+	webtest.Close() // the browser of the browser tests, if one was started
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintf(os.Stderr, "goroutines leaked: %v\n", err)
@@ -128,6 +130,17 @@ type testServer struct {
 func startServer(t *testing.T, opts ...func(*config)) *testServer {
 	t.Helper()
 	return startServerWith(t, nil, opts...)
+}
+
+// startServerDeps is startServer with the wired dependencies changed by
+// withDeps (when not nil) before the server is built.
+func startServerDeps(t *testing.T, withDeps func(*deps), opts ...func(*config)) *testServer {
+	t.Helper()
+	return startServerWith(t, func(_ *testServer, d *deps) {
+		if withDeps != nil {
+			withDeps(d)
+		}
+	}, opts...)
 }
 
 // startServerWith is startServer with the dependencies changed by wrap

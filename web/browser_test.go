@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,145 +16,22 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/gorilla/websocket"
+
+	"github.com/groundwire/groundwire/web/webtest"
 )
 
 // The browser tests drive the real page in headless Chromium against an
 // httptest server with web.Handler and a fake WebSocket endpoint that
-// replays scripted frames (the real server is tested end to end in local/).
+// replays scripted frames (local/browser_test.go drives it against the real
+// server).
 //
-// Chromium: /usr/bin/chromium (Debian: apt-get install -y chromium), or
-// $GROUNDWIRE_CHROMIUM. Without it the tests skip, except under CI=true.
-// Screenshots go to $GROUNDWIRE_TEST_OUT (default: a temporary directory);
-// GROUNDWIRE_UPDATE_SCREENSHOT=1 also writes docs/screenshot.png.
-
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("GROUNDWIRE_CHROMIUM"); p != "" {
-		return p
-	}
-	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
-		return "/usr/bin/chromium"
-	}
-	return needTool(t, "chromium", "chromium-browser", "google-chrome")
-}
-
-var (
-	browserOnce   sync.Once
-	browserCtx    context.Context
-	browserCancel = func() {}
-	browserErr    error
-)
+// The browser and the helpers are package webtest's (Chromium, skipping
+// without it except under CI=true, screenshots in $GROUNDWIRE_TEST_OUT).
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	browserCancel()
+	webtest.Close()
 	os.Exit(code)
-}
-
-// newTab returns a fresh tab of the shared headless browser.
-func newTab(t *testing.T) context.Context {
-	t.Helper()
-	exe := chromiumPath(t)
-	browserOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "groundwire-chromium-")
-		if err != nil {
-			browserErr = err
-			return
-		}
-		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-			chromedp.ExecPath(exe),
-			chromedp.Headless,
-			chromedp.NoSandbox,
-			chromedp.DisableGPU,
-			chromedp.NoFirstRun,
-			chromedp.NoDefaultBrowserCheck,
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true),
-			chromedp.Flag("disable-dev-shm-usage", true),
-			chromedp.Flag("disable-extensions", true),
-			chromedp.UserDataDir(dir),
-			chromedp.WindowSize(1000, 800),
-		)
-		ctx, cancelBrowser := chromedp.NewContext(allocCtx)
-		if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void]("1")); err != nil {
-			browserErr = fmt.Errorf("starting %s: %w", exe, err)
-		}
-		browserCtx = ctx
-		browserCancel = func() {
-			cancelBrowser()
-			cancelAlloc()
-			os.RemoveAll(dir)
-		}
-	})
-	if browserErr != nil {
-		t.Fatal(browserErr)
-	}
-	tab, cancel := chromedp.NewContext(browserCtx)
-	t.Cleanup(cancel)
-	console := chromedp.Console(tab)
-	go func() {
-		for m, err := range console {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleException || m.Type == chromedp.ConsoleError {
-				consoleMu.Lock()
-				consoleLog[tab] = append(consoleLog[tab], m.String())
-				consoleMu.Unlock()
-			}
-		}
-	}()
-	return tab
-}
-
-var (
-	consoleMu  sync.Mutex
-	consoleLog = map[context.Context][]string{}
-)
-
-// consoleErrors returns the errors the page logged that match none of the
-// allowed patterns.
-func consoleErrors(tab context.Context, allowed ...string) []string {
-	consoleMu.Lock()
-	defer consoleMu.Unlock()
-	var out []string
-next:
-	for _, m := range consoleLog[tab] {
-		for _, a := range allowed {
-			if strings.Contains(m, a) {
-				continue next
-			}
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-func outDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("GROUNDWIRE_TEST_OUT"); d != "" {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	return t.TempDir()
-}
-
-func screenshot(t *testing.T, tab context.Context, name string) []byte {
-	t.Helper()
-	png, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Errorf("screenshot %s: %v", name, err)
-		return nil
-	}
-	p := filepath.Join(outDir(t), name+".png")
-	if err := os.WriteFile(p, png, 0o644); err != nil {
-		t.Error(err)
-	}
-	t.Logf("screenshot: %s", p)
-	return png
 }
 
 // ---- the fake WebSocket server --------------------------------------------------
@@ -269,6 +146,17 @@ func (f *fakeWS) answer(ctx context.Context, send func(frame), in frame) {
 	switch {
 	case strings.Contains(text, "$error"):
 		send(frame{"type": "error", "id": id, "code": "too_large", "message": "message text is over 4000 characters <b>not bold</b>"})
+	case strings.Contains(text, "$ghost"):
+		// Frames about ids the page never sent: the lone stream_end of a
+		// message superseded before it got anything, an error, a stray
+		// answer. Then the real answer.
+		send(frame{"type": "stream_end", "id": "ghost-1", "reason": "cancelled"})
+		send(frame{"type": "error", "id": "ghost-2", "code": "internal", "message": "lost <i>ghost</i>"})
+		send(frame{"type": "stream", "id": "ghost-3", "delta": "Premium costs 149 kr."})
+		send(frame{"type": "response", "id": "ghost-3", "status": "verified", "text": "Premium costs 149 kr.", "citations": pricing, "numbers": []frame{}})
+		send(frame{"type": "action_suggestion", "id": "ghost-3", "suggestionId": "s-ghost", "action": "create_ticket", "payload": frame{}})
+		send(frame{"type": "action_executed", "suggestionId": "s-ghost", "result": frame{"success": true}})
+		f.answer(ctx, send, frame{"id": id, "text": "What does Premium cost?"})
 	case strings.Contains(text, "$drop"):
 		f.mu.Lock()
 		conns := f.conns
@@ -330,33 +218,6 @@ func startSite(t *testing.T, opts Options) (*httptest.Server, *fakeWS) {
 
 // ---- page helpers -------------------------------------------------------------------
 
-func run(t *testing.T, tab context.Context, steps ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(tab, 20*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatalf("browser: %v\nconsole errors: %q", err, consoleErrors(tab))
-	}
-}
-
-func eval[T any](t *testing.T, tab context.Context, js string) T {
-	t.Helper()
-	v, err := chromedp.Run(tab, chromedp.Evaluate[T](js))
-	if err != nil {
-		t.Fatalf("evaluate %s: %v", js, err)
-	}
-	return v
-}
-
-func waitFor(t *testing.T, tab context.Context, js string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(tab, 15*time.Second)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
-		t.Fatalf("waiting for %s: %v\nconsole errors: %q", js, err, consoleErrors(tab))
-	}
-}
-
 // recordBodies installs a MutationObserver that records the text of the
 // latest answer's body after every DOM change, so that no intermediate state
 // escapes.
@@ -374,38 +235,38 @@ const lastStatus = `(() => { const s = [...document.querySelectorAll(".msg.bot .
 // body text it saw.
 func sendAndWatch(t *testing.T, tab context.Context, text string) []string {
 	t.Helper()
-	run(t, tab, chromedp.WaitVisible(chromedp.CSS("#send:not([disabled])")), chromedp.SendKeys(chromedp.CSS("#input"), text+kb.Enter))
+	webtest.Run(t, tab, chromedp.WaitVisible(chromedp.CSS("#send:not([disabled])")), chromedp.SendKeys(chromedp.CSS("#input"), text+kb.Enter))
 	var seen []string
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
-		snap := eval[[]string](t, tab, `(() => { const m = [...document.querySelectorAll(".msg.bot")].pop(); return m ? [m.querySelector(".body").textContent, m.querySelector(".status").dataset.status] : ["", ""]; })()`)
+		snap := webtest.Eval[[]string](t, tab, `(() => { const m = [...document.querySelectorAll(".msg.bot")].pop(); return m ? [m.querySelector(".body").textContent, m.querySelector(".status").dataset.status] : ["", ""]; })()`)
 		seen = append(seen, snap[0])
 		if snap[1] != "" && snap[1] != "streaming" {
 			return seen
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("no final status for %q; bodies seen: %q; console: %q", text, seen, consoleErrors(tab))
+	t.Fatalf("no final status for %q; bodies seen: %q; console: %q", text, seen, webtest.ConsoleErrors(tab))
 	return nil
 }
 
 // ---- tests -------------------------------------------------------------------------
 
 func TestBrowserGuardNeverShowsUngroundedNumber(t *testing.T) {
-	tab := newTab(t)
+	tab := webtest.NewTab(t)
 	wasm, execJS := realGuard(t)
 	srv, ws := startSite(t, Options{WASM: wasm, WASMExec: execJS})
 
-	run(t, tab, chromedp.Navigate(srv.URL+"/?token=s3cret%20x&lang=en"))
-	waitFor(t, tab, `document.body.dataset.guard === "ready" && document.querySelector("#conn-state").dataset.state === "open"`)
-	if eval[bool](t, tab, `!document.querySelector("#guard-banner").hidden`) {
+	webtest.Run(t, tab, chromedp.Navigate(srv.URL+"/?token=s3cret%20x&lang=en"))
+	webtest.WaitFor(t, tab, `document.body.dataset.guard === "ready" && document.querySelector("#conn-state").dataset.state === "open"`)
+	if webtest.Eval[bool](t, tab, `!document.querySelector("#guard-banner").hidden`) {
 		t.Error("banner shown although the guard loaded")
 	}
-	eval[bool](t, tab, recordBodies)
+	webtest.Eval[bool](t, tab, recordBodies)
 
 	// 1. The stream carries an ungrounded 149: it must never be on screen.
 	polled := sendAndWatch(t, tab, "What does Premium cost? hallucinate")
-	observed := eval[[]string](t, tab, `window.__bodies`)
+	observed := webtest.Eval[[]string](t, tab, `window.__bodies`)
 	for _, b := range append(polled, observed...) {
 		if regexp.MustCompile(`\d`).MatchString(b) {
 			t.Fatalf("an ungrounded number reached the screen: %q", b)
@@ -415,83 +276,95 @@ func TestBrowserGuardNeverShowsUngroundedNumber(t *testing.T) {
 	if !containsAny(observed, "[unverified number]") {
 		t.Errorf("the marker was never shown while streaming; states %q", observed)
 	}
-	if s := eval[string](t, tab, lastStatus); s != "blocked" {
+	if s := webtest.Eval[string](t, tab, lastStatus); s != "blocked" {
 		t.Errorf("status %q, want blocked", s)
 	}
-	line := eval[string](t, tab, `[...document.querySelectorAll(".msg.bot .status .error-line")].pop().textContent`)
+	line := webtest.Eval[string](t, tab, `[...document.querySelectorAll(".msg.bot .status .error-line")].pop().textContent`)
 	if line != "Verification failed: Number mismatch" {
 		t.Errorf("error line %q", line)
 	}
-	if n := eval[int](t, tab, `[...document.querySelectorAll(".msg.bot")].pop().querySelectorAll(".citation").length`); n != 2 {
+	if n := webtest.Eval[int](t, tab, `[...document.querySelectorAll(".msg.bot")].pop().querySelectorAll(".citation").length`); n != 2 {
 		t.Errorf("blocked answer shows %d citations, want 2", n)
 	}
-	screenshot(t, tab, "blocked")
+	webtest.Screenshot(t, tab, "blocked")
 
 	// 2. A grounded answer: numbers marked with their citation.
-	eval[bool](t, tab, `(window.__bodies = [], true)`)
+	webtest.Eval[bool](t, tab, `(window.__bodies = [], true)`)
 	sendAndWatch(t, tab, "What does Premium cost?")
-	if s := eval[string](t, tab, lastStatus); s != "verified" {
+	if s := webtest.Eval[string](t, tab, lastStatus); s != "verified" {
 		t.Fatalf("status %q, want verified", s)
 	}
-	body := eval[string](t, tab, `[...document.querySelectorAll(".msg.bot .body")].pop().textContent`)
+	body := webtest.Eval[string](t, tab, `[...document.querySelectorAll(".msg.bot .body")].pop().textContent`)
 	if body != premiumAnswer {
 		t.Errorf("final body %q, want %q", body, premiumAnswer)
 	}
-	nums := eval[[][]string](t, tab, `[...[...document.querySelectorAll(".msg.bot")].pop().querySelectorAll(".num")].map(n => [n.textContent, n.dataset.grounded, n.title])`)
+	nums := webtest.Eval[[][]string](t, tab, `[...[...document.querySelectorAll(".msg.bot")].pop().querySelectorAll(".num")].map(n => [n.textContent, n.dataset.grounded, n.title])`)
 	if len(nums) != 2 || nums[0][0] != "99" || nums[0][1] != "true" || !strings.Contains(nums[0][2], "kb/pricing.md:3") ||
 		nums[1][0] != "49" || !strings.Contains(nums[1][2], "kb/pricing.md:4 — Basic costs 49 kr per month.") {
 		t.Errorf("numbers %q", nums)
 	}
-	for _, b := range eval[[]string](t, tab, `window.__bodies`) {
+	for _, b := range webtest.Eval[[]string](t, tab, `window.__bodies`) {
 		if !strings.HasPrefix(premiumAnswer, b) && !strings.HasPrefix(b, "Premium costs 99") && b != "" {
 			t.Errorf("intermediate body %q is not a prefix of the answer", b)
 		}
 	}
 
 	// 3. A suggestion: confirm, confirm again, dismiss nothing.
-	run(t, tab, chromedp.Click(chromedp.CSS(`#examples .chip:nth-child(5)`)))
-	waitFor(t, tab, `document.querySelector(".suggestion button.confirm") !== null`)
-	if s := eval[string](t, tab, lastStatus); s != "no_sources" {
+	webtest.Run(t, tab, chromedp.Click(chromedp.CSS(`#examples .chip:nth-child(5)`)))
+	webtest.WaitFor(t, tab, `document.querySelector(".suggestion button.confirm") !== null`)
+	if s := webtest.Eval[string](t, tab, lastStatus); s != "no_sources" {
 		t.Errorf("status %q, want no_sources", s)
 	}
-	run(t, tab, chromedp.Click(chromedp.CSS(".suggestion button.confirm")))
-	waitFor(t, tab, `document.querySelectorAll(".action-result").length === 1 && !document.querySelector(".suggestion button.confirm").disabled`)
-	run(t, tab, chromedp.Click(chromedp.CSS(".suggestion button.confirm")))
-	waitFor(t, tab, `document.querySelectorAll(".action-result").length === 2`)
-	results := eval[[]string](t, tab, `[...document.querySelectorAll(".action-result")].map(r => r.textContent + "|" + r.dataset.ignored)`)
+	webtest.Run(t, tab, chromedp.Click(chromedp.CSS(".suggestion button.confirm")))
+	webtest.WaitFor(t, tab, `document.querySelectorAll(".action-result").length === 1 && !document.querySelector(".suggestion button.confirm").disabled`)
+	webtest.Run(t, tab, chromedp.Click(chromedp.CSS(".suggestion button.confirm")))
+	webtest.WaitFor(t, tab, `document.querySelectorAll(".action-result").length === 2`)
+	results := webtest.Eval[[]string](t, tab, `[...document.querySelectorAll(".action-result")].map(r => r.textContent + "|" + r.dataset.ignored)`)
 	if len(results) != 2 || !strings.HasPrefix(results[0], "Ticket created") || results[1] != "Already executed|true" {
 		t.Errorf("action results %q", results)
 	}
-	eval[bool](t, tab, `(document.querySelector("#examples").scrollLeft = 0, document.activeElement.blur(), true)`)
-	run(t, tab, chromedp.EmulateViewport(1000, 1280))
-	png := screenshot(t, tab, "verified")
-	run(t, tab, chromedp.EmulateViewport(1000, 800))
-	if os.Getenv("GROUNDWIRE_UPDATE_SCREENSHOT") == "1" && png != nil {
-		if err := os.WriteFile("../docs/screenshot.png", png, 0o644); err != nil {
-			t.Error(err)
-		}
-	}
+	webtest.Eval[bool](t, tab, `(document.querySelector("#examples").scrollLeft = 0, document.activeElement.blur(), true)`)
+	webtest.Run(t, tab, chromedp.EmulateViewport(1000, 1280))
+	webtest.Screenshot(t, tab, "verified")
+	webtest.Run(t, tab, chromedp.EmulateViewport(1000, 800))
 
 	// 4. Error frames are shown as text, never as HTML.
 	sendAndWatch(t, tab, "$error")
-	errText := eval[string](t, tab, `[...document.querySelectorAll(".msg.bot .extras .error")].pop().textContent`)
+	errText := webtest.Eval[string](t, tab, `[...document.querySelectorAll(".msg.bot .extras .error")].pop().textContent`)
 	if errText != "too_large: message text is over 4000 characters <b>not bold</b>" {
 		t.Errorf("error frame shown as %q", errText)
 	}
-	if eval[int](t, tab, `document.querySelectorAll("#messages b").length`) != 0 {
+	if webtest.Eval[int](t, tab, `document.querySelectorAll("#messages b").length`) != 0 {
 		t.Error("server text was parsed as HTML")
 	}
 
+	// Frames about messages the page never sent change nothing on screen
+	// but an error line.
+	before := webtest.Eval[int](t, tab, `document.querySelectorAll(".msg.bot").length`)
+	sendAndWatch(t, tab, "$ghost")
+	if s := webtest.Eval[string](t, tab, lastStatus); s != "verified" {
+		t.Errorf("after frames for unknown ids: status %q", s)
+	}
+	if n := webtest.Eval[int](t, tab, `document.querySelectorAll(".msg.bot").length`); n != before+1 {
+		t.Errorf("%d answers, want %d", n, before+1)
+	}
+	if e := webtest.Eval[[]string](t, tab, `[...document.querySelectorAll("#errors li")].map(e => e.textContent)`); !slices.Contains(e, "internal: lost <i>ghost</i>") {
+		t.Errorf("errors shown: %q", e)
+	}
+	if webtest.Eval[bool](t, tab, `document.body.textContent.includes("149") || document.querySelector("#messages i, #errors i") !== null`) {
+		t.Error("a stray frame reached the screen")
+	}
+
 	// 5. Esc cancels a streaming answer.
-	run(t, tab, chromedp.SendKeys(chromedp.CSS("#input"), "$slow"+kb.Enter))
-	waitFor(t, tab, `!document.querySelector("#cancel").hidden`)
-	run(t, tab, chromedp.KeyEvent(kb.Escape))
-	waitFor(t, tab, `(`+lastStatus+`) === "cancelled" && document.querySelector("#cancel").hidden`)
+	webtest.Run(t, tab, chromedp.SendKeys(chromedp.CSS("#input"), "$slow"+kb.Enter))
+	webtest.WaitFor(t, tab, `!document.querySelector("#cancel").hidden`)
+	webtest.Run(t, tab, chromedp.KeyEvent(kb.Escape))
+	webtest.WaitFor(t, tab, `(`+lastStatus+`) === "cancelled" && document.querySelector("#cancel").hidden`)
 
 	// 6. The connection drops and comes back by itself.
-	eval[bool](t, tab, `(window.__conn = [], new MutationObserver(() => window.__conn.push(document.querySelector("#conn-state").dataset.state)).observe(document.querySelector("#conn-state"), {attributes: true}), true)`)
-	run(t, tab, chromedp.SendKeys(chromedp.CSS("#input"), "$drop"+kb.Enter))
-	waitFor(t, tab, `window.__conn.includes("reconnecting") && document.querySelector("#conn-state").dataset.state === "open"`)
+	webtest.Eval[bool](t, tab, `(window.__conn = [], new MutationObserver(() => window.__conn.push(document.querySelector("#conn-state").dataset.state)).observe(document.querySelector("#conn-state"), {attributes: true}), true)`)
+	webtest.Run(t, tab, chromedp.SendKeys(chromedp.CSS("#input"), "$drop"+kb.Enter))
+	webtest.WaitFor(t, tab, `window.__conn.includes("reconnecting") && document.querySelector("#conn-state").dataset.state === "open"`)
 
 	// What the page sent.
 	var langs, types []string
@@ -501,11 +374,11 @@ func TestBrowserGuardNeverShowsUngroundedNumber(t *testing.T) {
 			langs = append(langs, fmt.Sprint(fr["lang"]))
 		}
 	}
-	wantTypes := "message message message confirm_action confirm_action message message cancel message"
+	wantTypes := "message message message confirm_action confirm_action message message message cancel message"
 	if got := strings.Join(types, " "); got != wantTypes {
 		t.Errorf("frames sent: %s\nwant:        %s", got, wantTypes)
 	}
-	if got := strings.Join(langs, " "); got != "en en sv en en en" {
+	if got := strings.Join(langs, " "); got != "en en sv en en en en" {
 		t.Errorf("langs sent: %s", got)
 	}
 	ws.mu.Lock()
@@ -514,36 +387,36 @@ func TestBrowserGuardNeverShowsUngroundedNumber(t *testing.T) {
 	if len(urls) < 2 || urls[0] != "/ws?token=s3cret+x" {
 		t.Errorf("WebSocket URLs %q, want /ws?token=s3cret+x and a reconnect", urls)
 	}
-	if errs := consoleErrors(tab); len(errs) > 0 {
+	if errs := webtest.ConsoleErrors(tab); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
 }
 
 func TestBrowserFailsClosedWithoutGuard(t *testing.T) {
-	tab := newTab(t)
+	tab := webtest.NewTab(t)
 	srv, _ := startSite(t, Options{DisableWASM: true})
 
-	run(t, tab, chromedp.Navigate(srv.URL+"/?lang=sv"))
-	waitFor(t, tab, `document.body.dataset.guard === "unavailable" && document.querySelector("#conn-state").dataset.state === "open"`)
-	banner := eval[string](t, tab, `document.querySelector("#guard-banner").textContent`)
+	webtest.Run(t, tab, chromedp.Navigate(srv.URL+"/?lang=sv"))
+	webtest.WaitFor(t, tab, `document.body.dataset.guard === "unavailable" && document.querySelector("#conn-state").dataset.state === "open"`)
+	banner := webtest.Eval[string](t, tab, `document.querySelector("#guard-banner").textContent`)
 	if !strings.Contains(banner, "Servern verifierar fortfarande") || !strings.Contains(banner, "disabled") {
 		t.Errorf("banner %q", banner)
 	}
-	if l := eval[string](t, tab, `document.documentElement.lang + " " + document.querySelector("#send").textContent`); l != "sv Skicka" {
+	if l := webtest.Eval[string](t, tab, `document.documentElement.lang + " " + document.querySelector("#send").textContent`); l != "sv Skicka" {
 		t.Errorf("UI language: %q", l)
 	}
-	eval[bool](t, tab, recordBodies)
+	webtest.Eval[bool](t, tab, recordBodies)
 
 	seen := sendAndWatch(t, tab, "Vad kostar premium?")
-	for _, b := range append(seen, eval[[]string](t, tab, `window.__bodies`)...) {
+	for _, b := range append(seen, webtest.Eval[[]string](t, tab, `window.__bodies`)...) {
 		if b != "" && b != premiumAnswer {
 			t.Errorf("without the guard the page showed the unfinished stream: %q", b)
 		}
 	}
-	if s := eval[string](t, tab, lastStatus); s != "verified" {
+	if s := webtest.Eval[string](t, tab, lastStatus); s != "verified" {
 		t.Errorf("status %q", s)
 	}
-	if n := eval[int](t, tab, `document.querySelectorAll(".num[data-grounded=true]").length`); n != 2 {
+	if n := webtest.Eval[int](t, tab, `document.querySelectorAll(".num[data-grounded=true]").length`); n != 2 {
 		t.Errorf("%d grounded numbers marked, want 2", n)
 	}
 
@@ -554,37 +427,37 @@ func TestBrowserFailsClosedWithoutGuard(t *testing.T) {
 			t.Fatalf("ungrounded number shown: %q", b)
 		}
 	}
-	screenshot(t, tab, "fail-closed")
+	webtest.Screenshot(t, tab, "fail-closed")
 
 	// Switch the UI language back.
-	run(t, tab, chromedp.Click(chromedp.CSS(`#lang button[data-lang="en"]`)))
-	if l := eval[string](t, tab, `document.documentElement.lang + " " + document.querySelector("#send").textContent + " " + document.querySelector(".msg.bot .status .label").textContent`); l != "en Send Verified" {
+	webtest.Run(t, tab, chromedp.Click(chromedp.CSS(`#lang button[data-lang="en"]`)))
+	if l := webtest.Eval[string](t, tab, `document.documentElement.lang + " " + document.querySelector("#send").textContent + " " + document.querySelector(".msg.bot .status .label").textContent`); l != "en Send Verified" {
 		t.Errorf("after switching: %q", l)
 	}
-	if errs := consoleErrors(tab, "503", "guardrail.wasm", "WASM guard unavailable"); len(errs) > 0 {
+	if errs := webtest.ConsoleErrors(tab, "503", "guardrail.wasm", "WASM guard unavailable"); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
 }
 
 func TestBrowserPhoneLayout(t *testing.T) {
-	tab := newTab(t)
+	tab := webtest.NewTab(t)
 	wasm, execJS := realGuard(t)
 	srv, _ := startSite(t, Options{WASM: wasm, WASMExec: execJS})
-	run(t, tab,
+	webtest.Run(t, tab,
 		chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)),
 		chromedp.Navigate(srv.URL+"/"),
 	)
-	waitFor(t, tab, `document.body.dataset.guard === "ready" && document.querySelector("#conn-state").dataset.state === "open"`)
+	webtest.WaitFor(t, tab, `document.body.dataset.guard === "ready" && document.querySelector("#conn-state").dataset.state === "open"`)
 	sendAndWatch(t, tab, "What does Premium cost?")
-	if w := eval[[]int](t, tab, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
+	if w := webtest.Eval[[]int](t, tab, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
 		t.Errorf("page scrolls sideways on a phone: scrollWidth %d > innerWidth %d", w[0], w[1])
 	}
 	// Every control is reachable and labelled.
-	unlabelled := eval[[]string](t, tab, `[...document.querySelectorAll("button, textarea")].filter(e => !(e.textContent.trim() || e.getAttribute("aria-label") || document.querySelector("label[for='" + e.id + "']"))).map(e => e.outerHTML.slice(0, 80))`)
+	unlabelled := webtest.Eval[[]string](t, tab, `[...document.querySelectorAll("button, textarea")].filter(e => !(e.textContent.trim() || e.getAttribute("aria-label") || document.querySelector("label[for='" + e.id + "']"))).map(e => e.outerHTML.slice(0, 80))`)
 	if len(unlabelled) > 0 {
 		t.Errorf("controls without a label: %q", unlabelled)
 	}
-	screenshot(t, tab, "phone")
+	webtest.Screenshot(t, tab, "phone")
 }
 
 func containsAny(ss []string, sub string) bool {

@@ -13,24 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/groundwire/groundwire/guardrail"
+	"github.com/groundwire/groundwire/web/webtest"
 )
-
-// needTool returns the path of a tool the test needs. Without it the test is
-// skipped, except under CI=true, where a missing tool is a failure.
-func needTool(t *testing.T, names ...string) string {
-	t.Helper()
-	for _, n := range names {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
-	}
-	msg := fmt.Sprintf("%s not found in PATH", strings.Join(names, " / "))
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s (required when CI=true)", msg)
-	}
-	t.Skipf("%s: skipping", msg)
-	return ""
-}
 
 type diffCase struct {
 	Answer  string   `json:"answer"`
@@ -96,7 +80,7 @@ func generic(t *testing.T, v any) any {
 // the page uses) and requires identical JSON: extract, verify, every feed of
 // a stream guard, and close.
 func TestWASMMatchesNative(t *testing.T) {
-	node := needTool(t, "node", "nodejs")
+	node := webtest.NeedTool(t, "node", "nodejs")
 	wasm, execJS := realGuard(t)
 
 	cases := diffCases()

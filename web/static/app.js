@@ -39,6 +39,7 @@ const state = {
   conn: "connecting",
   retryAt: 0,
   active: null, // id of the message being answered
+  follow: true, // keep the newest answer in view while it grows
 };
 const messages = new Map(); // id → message view
 const suggestions = new Map(); // suggestionId → card view
@@ -289,11 +290,29 @@ function submit(langOverride) {
   messages.set(id, m);
   els.messages.append(m.root);
   setActive(id);
-  m.root.scrollIntoView({ block: "end" });
+  state.follow = true;
+  follow();
 }
+
+// ---- scrolling ---------------------------------------------------------------
+
+// The page follows a growing answer while the reader is at the bottom;
+// scrolling up to read stops that until they scroll back down.
+function atBottom() {
+  const d = document.documentElement;
+  return window.innerHeight + window.scrollY >= d.scrollHeight - 48;
+}
+
+function follow() {
+  if (state.follow) window.scrollTo(0, document.documentElement.scrollHeight);
+}
+
+window.addEventListener("scroll", () => (state.follow = atBottom()), { passive: true });
 
 function cancelActive() {
   if (!state.active) return;
+  const m = messages.get(state.active);
+  if (m) m.cancelRequested = true;
   send({ type: "cancel", id: state.active });
 }
 
@@ -321,6 +340,7 @@ class MessageView {
     this.guard = null; // WASM stream guard, null when failing closed
     this.failClosed = false;
     this.blocked = false; // local guard stopped the stream
+    this.cancelRequested = false; // the reader asked to cancel it
     this.statusKey = "streaming";
     this.statusDetail = "";
     this.body = el("p", { class: "body", "aria-busy": "true" });
@@ -378,6 +398,7 @@ class MessageView {
     } else {
       this.failClosedNow();
     }
+    follow();
   }
 
   failClosedNow(err) {
@@ -410,6 +431,7 @@ class MessageView {
     }
     if (r.safe) this.body.append(r.safe);
     if (!r.ok) this.stopBlocked();
+    follow();
   }
 
   stopBlocked() {
@@ -423,7 +445,10 @@ class MessageView {
 
   onStreamEnd(reason) {
     if (reason === "cancelled") {
-      this.cancelled();
+      // Cancelled without the reader asking: the server is shutting down
+      // (its connection closes next), so say the answer was cut short.
+      if (this.cancelRequested) this.cancelled();
+      else this.interrupted();
       return;
     }
     if (reason === "blocked") {
@@ -467,6 +492,7 @@ class MessageView {
     }
     this.done();
     els.live.textContent = `${this.body.textContent} — ${this.statusEl.textContent}`;
+    follow();
   }
 
   // renderFinal replaces the streamed text with the final text, each number
@@ -559,6 +585,7 @@ class MessageView {
     const card = new SuggestionCard(frame);
     suggestions.set(card.sid, card);
     this.extras.append(card.root);
+    follow();
   }
 }
 
@@ -680,6 +707,7 @@ class SuggestionCard {
       }),
     );
     this.pendingDone();
+    follow();
   }
 
   dismiss() {

@@ -51,7 +51,7 @@ export const strings = {
     chips: [
       { label: "What does Premium cost?", text: "What does Premium cost?" },
       { label: "Vad kostar premium?", text: "Vad kostar premium?", lang: "sv" },
-      { label: "hallucinate", text: "What does Premium cost? hallucinate" },
+      { label: "hallucinate", text: "hallucinate: What does Premium cost?" },
       { label: "Ring mig imorgon på +46 70 123 45 67", text: "Ring mig imorgon på +46 70 123 45 67", lang: "sv" },
       { label: "Skapa ärende: min router är trasig", text: "Skapa ärende: min router är trasig", lang: "sv" },
     ],
@@ -105,7 +105,7 @@ export const strings = {
     chips: [
       { label: "What does Premium cost?", text: "What does Premium cost?", lang: "en" },
       { label: "Vad kostar premium?", text: "Vad kostar premium?" },
-      { label: "hallucinate", text: "Vad kostar premium? hallucinate" },
+      { label: "hallucinate", text: "hallucinate: Vad kostar premium?" },
       { label: "Ring mig imorgon på +46 70 123 45 67", text: "Ring mig imorgon på +46 70 123 45 67" },
       { label: "Skapa ärende: min router är trasig", text: "Skapa ärende: min router är trasig" },
     ],

@@ -1,0 +1,347 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/groundwire/groundwire/lambda"
+	"github.com/groundwire/groundwire/lambda/dynamostore"
+	"github.com/groundwire/groundwire/lambda/emulator"
+	"github.com/groundwire/groundwire/lambda/lambdatest"
+)
+
+// build cross-compiles the bootstrap as it is deployed and returns the
+// path of the binary.
+func build(t *testing.T, goarch string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "bootstrap")
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", out, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("GOARCH=%s go build: %v\n%s", goarch, err, msg)
+	}
+	return out
+}
+
+// TestCrossBuild builds the deployable binary for both Lambda
+// architectures, as the README says.
+func TestCrossBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-builds the Lambda binary (slow); skipped with -short")
+	}
+	for _, arch := range []string{"arm64", "amd64"} {
+		bin := build(t, arch)
+		st, err := os.Stat(bin)
+		if err != nil || st.Size() == 0 {
+			t.Fatalf("%s: %v", arch, err)
+		}
+		t.Logf("linux/%s bootstrap: %.1f MB", arch, float64(st.Size())/1e6)
+	}
+}
+
+// runtimeAPI is a minimal Lambda Runtime API (what the Lambda service and
+// the Runtime Interface Emulator offer the bootstrap): it hands out one
+// event at a time and collects the responses.
+type runtimeAPI struct {
+	events    chan invocation
+	mu        sync.Mutex
+	responses map[string]chan []byte
+	n         int
+}
+
+type invocation struct {
+	id   string
+	body []byte
+}
+
+func newRuntimeAPI(t *testing.T) (*runtimeAPI, string) {
+	r := &runtimeAPI{events: make(chan invocation), responses: map[string]chan []byte{}}
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	return r, strings.TrimPrefix(srv.URL, "http://")
+}
+
+func (r *runtimeAPI) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	const prefix = "/2018-06-01/runtime/"
+	p := strings.TrimPrefix(req.URL.Path, prefix)
+	switch {
+	case req.Method == http.MethodGet && p == "invocation/next":
+		select {
+		case inv := <-r.events:
+			w.Header().Set("Lambda-Runtime-Aws-Request-Id", inv.id)
+			w.Header().Set("Lambda-Runtime-Deadline-Ms", fmt.Sprint(time.Now().Add(time.Minute).UnixMilli()))
+			w.Header().Set("Lambda-Runtime-Invoked-Function-Arn", "arn:aws:lambda:us-east-1:123456789012:function:groundwire")
+			w.Write(inv.body)
+		case <-req.Context().Done():
+		}
+	case req.Method == http.MethodPost && strings.HasPrefix(p, "invocation/"):
+		rest := strings.TrimPrefix(p, "invocation/")
+		id, kind, _ := strings.Cut(rest, "/")
+		body, _ := io.ReadAll(req.Body)
+		if kind == "error" {
+			body = append([]byte("ERROR "), body...)
+		}
+		r.mu.Lock()
+		ch := r.responses[id]
+		r.mu.Unlock()
+		if ch != nil {
+			ch <- body
+		}
+		w.WriteHeader(http.StatusAccepted)
+	case req.Method == http.MethodPost && p == "init/error":
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		for _, ch := range r.responses {
+			select {
+			case ch <- append([]byte("INIT ERROR "), body...):
+			default:
+			}
+		}
+		r.mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		http.NotFound(w, req)
+	}
+}
+
+// invoke sends one event to the function and waits for its response.
+func (r *runtimeAPI) invoke(t *testing.T, ev events.APIGatewayWebsocketProxyRequest) events.APIGatewayProxyResponse {
+	t.Helper()
+	body, _ := json.Marshal(ev)
+	r.mu.Lock()
+	r.n++
+	id := fmt.Sprintf("req-%d", r.n)
+	ch := make(chan []byte, 1)
+	r.responses[id] = ch
+	r.mu.Unlock()
+	select {
+	case r.events <- invocation{id, body}:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the function never asked for its next event")
+	}
+	select {
+	case out := <-ch:
+		var resp events.APIGatewayProxyResponse
+		if err := json.Unmarshal(out, &resp); err != nil {
+			t.Fatalf("response %s: %v", out, err)
+		}
+		return resp
+	case <-time.After(20 * time.Second):
+		t.Fatal("no response")
+	}
+	return events.APIGatewayProxyResponse{}
+}
+
+func wsEvent(typ, conn, body string) events.APIGatewayWebsocketProxyRequest {
+	return events.APIGatewayWebsocketProxyRequest{Body: body, RequestContext: events.APIGatewayWebsocketProxyRequestContext{
+		EventType: typ, ConnectionID: conn, RouteKey: "$default", Stage: "prod",
+		DomainName: "abc123.execute-api.us-east-1.amazonaws.com",
+	}}
+}
+
+// startDynalite starts dynalite on a loopback port when it is installed
+// (GROUNDWIRE_DYNAMO_ENDPOINT wins); "" when there is none.
+func startDynalite(t *testing.T) string {
+	if ep := os.Getenv("GROUNDWIRE_DYNAMO_ENDPOINT"); ep != "" {
+		return ep
+	}
+	bin, err := exec.LookPath("dynalite")
+	if err != nil {
+		return ""
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", port, "--createTableMs", "0")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+			c.Close()
+			return "http://" + addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("dynalite did not start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestBinary runs the linux binary (on linux hosts of the same
+// architecture) against a Lambda Runtime API, the Management API emulator
+// (GROUNDWIRE_ENDPOINT) and DynamoDB (AWS_ENDPOINT_URL_DYNAMODB): dynalite
+// when installed, else a closed port, where it must fail closed.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the Lambda binary (slow); skipped with -short")
+	}
+	if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
+		t.Skip("the Lambda binary runs on linux/amd64 or linux/arm64 only")
+	}
+	bin := build(t, runtime.GOARCH)
+
+	rec := emulator.NewRecorder()
+	mgmt := httptest.NewServer(emulator.NewManagementAPI(rec, emulator.ManagementOptions{RequireSignature: true}))
+	defer mgmt.Close()
+
+	dynamo := startDynalite(t)
+	up := dynamo != ""
+	if !up {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("dynalite is not installed (npm install -g dynalite@4.0.0)")
+		}
+		t.Log("dynalite not installed: running against a DynamoDB that is down")
+		l, _ := net.Listen("tcp", "127.0.0.1:0")
+		dynamo = "http://" + l.Addr().String()
+		l.Close()
+	} else {
+		db := dynamodb.New(dynamodb.Options{
+			Region: "us-east-1", BaseEndpoint: aws.String(dynamo),
+			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+				return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
+			}),
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := dynamostore.CreateTable(ctx, db, "groundwire-bin"); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	rt, rtAddr := newRuntimeAPI(t)
+	var logs syncBuffer
+	cmd := exec.Command(bin)
+	cmd.Env = []string{
+		"AWS_LAMBDA_RUNTIME_API=" + rtAddr,
+		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local",
+		"AWS_EC2_METADATA_DISABLED=true",
+		"AWS_ENDPOINT_URL_DYNAMODB=" + dynamo,
+		"GROUNDWIRE_TABLE=groundwire-bin",
+		"GROUNDWIRE_ENDPOINT=" + mgmt.URL,
+		"GROUNDWIRE_AUTH_TOKEN=s3cret",
+		"GROUNDWIRE_TOKEN_DELAY=0",
+		"GROUNDWIRE_AWS_TIMEOUT=1s",
+	}
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("function logs:\n%s", logs.String())
+		}
+	}()
+
+	connect := wsEvent(lambda.EventConnect, "c1=", "")
+	if resp := rt.invoke(t, connect); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("connect without token: %d", resp.StatusCode)
+	}
+	connect.QueryStringParameters = map[string]string{"token": "s3cret"}
+	rec.Open("c1=", emulator.Info{})
+	resp := rt.invoke(t, connect)
+	frames := func() string {
+		var fs []lambdatest.Frame
+		for _, b := range rec.Sent("c1=") {
+			var f lambdatest.Frame
+			json.Unmarshal(b, &f)
+			fs = append(fs, f)
+		}
+		return lambdatest.Summary(fs)
+	}
+	if !up {
+		// fail-closed: the connection is refused, a confirm executes nothing
+		if resp.StatusCode != http.StatusInternalServerError {
+			t.Fatalf("connect with DynamoDB down: %d", resp.StatusCode)
+		}
+		rt.invoke(t, wsEvent(lambda.EventMessage, "c1=", `{"type":"confirm_action","suggestionId":"0123456789abcdef0123456789abcdef"}`))
+		if got := frames(); got != "action_executed:"+lambda.MsgNotConfirmed {
+			t.Fatalf("frames %s", got)
+		}
+		time.Sleep(100 * time.Millisecond) // let the logs be written
+		if jsonLogs(t, logs.String()) == 0 {
+			t.Fatal("the store errors were not logged")
+		}
+		return
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("connect: %d", resp.StatusCode)
+	}
+	rt.invoke(t, wsEvent(lambda.EventMessage, "c1=", `{"type":"message","id":"m1","text":"How much does Premium cost per month? Call me on +46 70 123 45 67"}`))
+	got := frames()
+	if !strings.HasPrefix(got, "sources:m1 stream:m1 stream_end:m1:") || !strings.HasSuffix(got, "action_suggestion:m1:schedule_callback") {
+		t.Fatalf("frames %s", got)
+	}
+	var sugg lambdatest.Frame
+	sent := rec.Sent("c1=")
+	json.Unmarshal(sent[len(sent)-1], &sugg)
+	rt.invoke(t, wsEvent(lambda.EventMessage, "c1=", `{"type":"confirm_action","suggestionId":"`+sugg.SuggestionID+`"}`))
+	rt.invoke(t, wsEvent(lambda.EventMessage, "c1=", `{"type":"confirm_action","suggestionId":"`+sugg.SuggestionID+`"}`))
+	if got := frames(); !strings.HasSuffix(got, "action_executed:Callback scheduled to +46 70 123 45 67 action_executed:"+lambda.MsgAlreadyExecuted) {
+		t.Fatalf("frames %s", got)
+	}
+	if resp := rt.invoke(t, wsEvent(lambda.EventDisconnect, "c1=", "")); resp.StatusCode != http.StatusOK {
+		t.Fatalf("disconnect: %d", resp.StatusCode)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// jsonLogs checks that every line the function logged is a JSON object
+// and returns how many there were.
+func jsonLogs(t *testing.T, logs string) int {
+	t.Helper()
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil || m["level"] == nil || m["msg"] == nil {
+			t.Fatalf("log line is not slog JSON: %s", line)
+		}
+		n++
+	}
+	return n
+}

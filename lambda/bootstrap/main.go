@@ -1,0 +1,110 @@
+// Command bootstrap is groundwire's deployable AWS Lambda function: the
+// handlers of package lambda behind an API Gateway WebSocket API ($connect,
+// $default, $disconnect), replying through the API Gateway Management API,
+// with state in DynamoDB and the knowledge base embedded.
+//
+// Build it for the provided.al2023 runtime (arm64 or amd64):
+//
+//	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -tags lambda.norpc -o bootstrap ./lambda/bootstrap
+//
+// Configuration is read from the environment; see config.go and the README
+// ("Deploy on AWS"). Logs are JSON lines on standard output (CloudWatch).
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	awslambda "github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/groundwire/groundwire/kb"
+	"github.com/groundwire/groundwire/lambda"
+	"github.com/groundwire/groundwire/lambda/apigw"
+	"github.com/groundwire/groundwire/lambda/dynamostore"
+)
+
+func main() {
+	cfg, err := loadConfig(os.Getenv)
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	if err != nil {
+		logger.Error("configuration", "err", err.Error())
+		os.Exit(1)
+	}
+	if set := openAIIgnored(cfg, os.Getenv); len(set) > 0 {
+		logger.Warn("GROUNDWIRE_MODEL is mock: OPENAI_* variables ignored", "ignored", set)
+	}
+	ctx := context.Background()
+	awsCfg, err := loadAWS(ctx, cfg)
+	if err != nil {
+		logger.Error("aws configuration", "err", err.Error())
+		os.Exit(1)
+	}
+	h, err := newHandler(cfg, awsCfg, logger)
+	if err != nil {
+		logger.Error("handler", "err", err.Error())
+		os.Exit(1)
+	}
+	awslambda.Start(apigw.Wrap(h.Handle))
+}
+
+// loadAWS loads the AWS configuration from the environment (the Lambda
+// role's credentials, AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB for local runs)
+// with bounded retries and timeouts: a DynamoDB that is down must fail a
+// call quickly, not hang a stream.
+func loadAWS(ctx context.Context, cfg config) (aws.Config, error) {
+	return awsconfig.LoadDefaultConfig(ctx,
+		awsconfig.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = cfg.AWSMaxRetries
+				o.MaxBackoff = 200 * time.Millisecond
+			})
+		}),
+		awsconfig.WithHTTPClient(awshttp.NewBuildableClient().WithTimeout(cfg.AWSTimeout).WithTransportOptions(func(t *http.Transport) {
+			t.MaxIdleConnsPerHost = 64
+		})),
+	)
+}
+
+// newHandler wires the handler: embedded knowledge base, mock or
+// OpenAI-compatible model,
+// DynamoDB store, Management API sender.
+func newHandler(cfg config, awsCfg aws.Config, logger *slog.Logger) (*lambda.Handler, error) {
+	base, err := kb.Default()
+	if err != nil {
+		return nil, fmt.Errorf("knowledge base: %w", err)
+	}
+	store := dynamostore.New(dynamodb.NewFromConfig(awsCfg), cfg.Table, dynamostore.Options{Timeout: cfg.AWSTimeout})
+	sender := apigw.New(awsCfg, apigw.Options{Endpoint: cfg.Endpoint, Timeout: cfg.AWSTimeout})
+	var model lambda.Model = lambda.NewMock(
+		lambda.MockSeed(cfg.MockSeed),
+		lambda.MockDelay(cfg.TokenDelayMin, cfg.TokenDelayMax),
+		lambda.MockHallucinationRate(cfg.HallucinationRate),
+	)
+	if cfg.Model == "openai" {
+		if model, err = lambda.NewOpenAI(cfg.OpenAI); err != nil {
+			return nil, fmt.Errorf("openai model: %w", err)
+		}
+	}
+	return lambda.New(lambda.Config{
+		Retriever:           base,
+		Model:               model,
+		Store:               store,
+		Sender:              sender,
+		Mode:                cfg.Mode,
+		Limits:              lambda.Limits{NoRateLimit: cfg.NoRateLimit},
+		AuthToken:           cfg.AuthToken,
+		AllowedOrigins:      cfg.Origins,
+		CancelCheckInterval: cfg.CancelCheckInterval,
+		Logger:              logger,
+		LogText:             cfg.LogText,
+	})
+}
