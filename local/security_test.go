@@ -1,14 +1,18 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/groundwire/groundwire/lambda"
 )
 
 // Tests of the security review (README "Limits and guarantees"). The
@@ -105,5 +109,108 @@ func TestPprofOnlyWhenAskedAndOnlyToLoopback(t *testing.T) {
 	ts.s.ServeHTTP(rec, req)
 	if rec.Code != http.StatusForbidden {
 		t.Fatalf("profile to a remote client: HTTP %d, want 403", rec.Code)
+	}
+}
+
+// blockingRetriever holds every search until released, counting how many
+// run at once.
+type blockingRetriever struct {
+	lambda.Retriever
+	release chan struct{}
+	mu      sync.Mutex
+	now     int
+	max     int
+}
+
+func (b *blockingRetriever) Search(q string, k int) []lambda.Hit {
+	b.mu.Lock()
+	b.now++
+	b.max = max(b.max, b.now)
+	b.mu.Unlock()
+	<-b.release
+	b.mu.Lock()
+	b.now--
+	b.mu.Unlock()
+	return b.Retriever.Search(q, k)
+}
+
+func (b *blockingRetriever) running() (int, int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.now, b.max
+}
+
+// A flood of frames from one connection never runs more than maxInFlight
+// invocations at once: the reader stops reading (backpressure), nothing is
+// refused, and every message is answered once the invocations can run.
+func TestInvocationsPerConnectionBounded(t *testing.T) {
+	br := &blockingRetriever{release: make(chan struct{})}
+	ts := startServerDeps(t, func(d *deps) {
+		br.Retriever = d.Retriever
+		d.Retriever = br
+	}, func(c *config) { c.NoRateLimit = true })
+	c := ts.dial(t, "", nil)
+	const n = 20
+	for i := range n {
+		c.message(fmt.Sprint("f", i), "What does Premium cost?")
+	}
+	waitFor(t, "the invocations to fill up", func() bool { now, _ := br.running(); return now == maxInFlight })
+	time.Sleep(100 * time.Millisecond) // more would show up now
+	if now, most := br.running(); now != maxInFlight || most != maxInFlight {
+		t.Fatalf("%d invocations running (at most %d), want %d", now, most, maxInFlight)
+	}
+	close(br.release)
+	// Each message supersedes the one before: all end, the last answered.
+	ends := map[string]bool{}
+	for len(ends) < n {
+		f, ok := c.next(5 * time.Second)
+		if !ok {
+			t.Fatalf("%d of %d messages ended", len(ends), n)
+		}
+		if f.Type == "stream_end" || f.Type == "error" {
+			if ends[f.ID] {
+				t.Fatalf("%s ended twice", f.ID)
+			}
+			ends[f.ID] = true
+		}
+	}
+	if _, most := br.running(); most > maxInFlight {
+		t.Fatalf("%d invocations ran at once", most)
+	}
+}
+
+// Neither the logs (at debug level) nor /metrics hold a token, a phone
+// number, a message text or a client-chosen id, whatever clients send.
+func TestLogsAndMetricsHoldNoSecrets(t *testing.T) {
+	ts := startServer(t, func(c *config) { c.AuthToken = "s3cret-token" })
+	c := ts.dial(t, "/ws?token=s3cret-token", nil)
+	secrets := []string{"s3cret-token", "70 123 45 67", "701234567", "zebra", "0701234567"}
+	c.message("id-0701234567", "zebra: please call me on +46 70 123 45 67 about Premium")
+	c.answer("id-0701234567")
+	c.next(5 * time.Second) // the suggestion
+	c.send(`{"type":"message","id":"zebra-070 123 45 67","text":`)
+	c.send(`{"type":"zebra s3cret-token"}`)
+	c.send(`{"type":"confirm_action","suggestionId":"zebra-0701234567"}`)
+	c.send(map[string]string{"type": "message", "id": "m2", "text": "zebra", "lang": "s3cret-token"})
+	for range 4 {
+		c.next(5 * time.Second)
+	}
+	if got := dialStatus(t, ts, "/ws?token=zebra-0701234567", nil); got != http.StatusUnauthorized {
+		t.Fatalf("wrong token: HTTP %d", got)
+	}
+	_, metrics := ts.get("/metrics")
+	c.close()
+	waitFor(t, "the disconnect to be logged", func() bool { return strings.Contains(ts.logs.String(), `"msg":"disconnected"`) })
+	logs := ts.logs.String()
+	if !strings.Contains(logs, `"level":"DEBUG"`) {
+		t.Fatal("no debug lines: the test does not check what it claims")
+	}
+	for _, s := range secrets {
+		if strings.Contains(logs, s) {
+			t.Errorf("the logs hold %q", s)
+		}
+		if strings.Contains(metrics, s) {
+			t.Errorf("/metrics holds %q", s)
+		}
 	}
 }
