@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/groundwire/groundwire/guardrail"
 	"github.com/groundwire/groundwire/lambda"
@@ -966,7 +966,7 @@ func TestSoakFaults(t *testing.T) {
 		})
 		r.soak(n, d, func() {
 			waitLong(t, "the client that does not read to be dropped", func() bool {
-				return testutil.ToFloat64(r.ts.s.metrics.dropped) >= 1 || closed.Load()
+				return counterValue(r.ts.s.metrics.dropped) >= 1 || closed.Load()
 			})
 		})
 		close(stop)
@@ -1028,4 +1028,13 @@ func waitLong(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// counterValue reads a Prometheus counter.
+func counterValue(c interface{ Write(*dto.Metric) error }) float64 {
+	var m dto.Metric
+	if c.Write(&m) != nil || m.Counter == nil {
+		return 0
+	}
+	return m.Counter.GetValue()
 }
