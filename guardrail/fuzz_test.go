@@ -2,6 +2,7 @@ package guardrail
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -32,9 +33,17 @@ func FuzzExtract(f *testing.F) {
 				t.Fatalf("empty canonical or kind: %+v", n)
 			}
 			// A canonical form is a fixed point: read again, it is one
-			// number with the same canonical form.
+			// number with the same canonical form. An ambiguous shape's
+			// canonical form is its digit groups joined by ',' (a form no
+			// other kind takes) and is not itself read as that shape.
+			if n.Kind == KindAmbiguous {
+				if strings.Trim(n.Canonical, "-0123456789,%") != "" || !strings.Contains(n.Canonical, ",") {
+					t.Fatalf("ambiguous canonical %q of %q", n.Canonical, n.Text)
+				}
+				continue
+			}
 			again := Extract(n.Canonical)
-			if len(again) != 1 || again[0].Canonical != n.Canonical {
+			if len(again) != 1 || again[0].Canonical != n.Canonical && !threeDecimals(n, again[0]) {
 				t.Fatalf("canonical %q of %q (%s) reads back as %+v", n.Canonical, n.Text, n.Kind, again)
 			}
 		}
@@ -103,4 +112,14 @@ func FuzzStreamGuard(f *testing.F) {
 			t.Fatalf("released invalid UTF-8 from valid text: %q", got)
 		}
 	})
+}
+
+// threeDecimals reports the one case where a canonical form does not read
+// back as itself: a decimal settled by its own shape ("1,0010" is 1.001)
+// whose canonical form has three decimals after a short integer part, which
+// written alone is the ambiguous shape ("1.001" reads 1,001). The two
+// canonical forms differ, so neither grounds the other.
+func threeDecimals(n, again Number) bool {
+	return (n.Kind == KindDecimal || n.Kind == KindPercent) && strings.Count(n.Canonical, ".") == 1 &&
+		strings.ReplaceAll(n.Canonical, ".", ",") == again.Canonical
 }

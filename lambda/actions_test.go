@@ -150,7 +150,7 @@ func TestNoSuggestionAfterCancel(t *testing.T) {
 	hs.connect("c1")
 	done := streaming(t, hs, g, "c1", "m1", "Premium price? call me")
 	hs.send("c1", cancel("m1"))
-	close(g.step)
+	g.release()
 	<-done
 	if got, want := hs.summary("c1"), "sources:m1 stream:m1 stream_end:m1:cancelled"; got != want {
 		t.Fatalf("frames: %s\nwant %s", got, want)
@@ -161,7 +161,7 @@ func TestCancelWithdrawsSuggestions(t *testing.T) {
 	g := newGateModel("Premium", " costs", " 399", " kr.")
 	hs := gateHarness(t, g)
 	hs.connect("c1")
-	close(g.step)
+	g.release()
 	sid := suggest(t, hs, "c1", "m1", "call me about Premium")
 	g2 := newGateModel("Premium", " costs", " 399", " kr.")
 	hs2 := gateHarness(t, g2, func(cfg *lambda.Config) { cfg.Store = hs.store; cfg.Sender = hs.sender })

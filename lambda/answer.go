@@ -33,28 +33,34 @@ type run struct {
 }
 
 // answer handles a `message` frame (SPEC §4): it becomes the connection's
-// active answer (superseding one still streaming: stream_end cancelled for
-// that one first), then retrieve → sources → stream through the guard →
+// current answer, superseding the previous one, whose stream_end cancelled
+// comes first; then retrieve → sources → stream through the guard →
 // stream_end → response → optional action_suggestion. It returns when the
 // answer has ended, been cancelled or superseded, or the connection is gone.
 func (h *Handler) answer(ctx context.Context, c *conn, f ClientFrame) {
+	mctx, halt := context.WithCancel(ctx)
+	defer halt()
+	live := &liveAnswer{msgID: f.ID, halt: halt}
+	r := &run{h: h, c: c, live: live, ctx: ctx, mctx: mctx, id: f.ID, text: f.Text}
+
 	c.mu.Lock()
-	superseded, err := h.store.StartAnswer(ctx, c.id, f.ID, h.clock.Now())
+	prev, err := h.store.StartAnswer(ctx, c.id, f.ID, h.clock.Now())
 	if err != nil {
 		c.mu.Unlock()
 		h.sendError(ctx, c, f.ID, err)
 		return
 	}
-	if c.live != nil {
-		c.live.stop() // only one live answer per connection
+	if old := c.live; old != nil {
+		// only one live answer per connection: the previous one,
+		// superseded now (or cancelled before), ends here at once
+		c.live = nil
+		if h.stopLocked(ctx, c, old) && old.msgID == prev {
+			prev = ""
+		}
 	}
-	if superseded != "" {
-		h.sendLocked(ctx, c, superseded, StreamEndFrame{Type: TypeStreamEnd, ID: superseded, Reason: ReasonCancelled})
+	if prev == "" {
+		c.live = live
 	}
-	mctx, halt := context.WithCancel(ctx)
-	defer halt()
-	live := &liveAnswer{msgID: f.ID, halt: halt}
-	c.live = live
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
@@ -63,9 +69,42 @@ func (h *Handler) answer(ctx context.Context, c *conn, f ClientFrame) {
 		}
 		c.mu.Unlock()
 	}()
-
-	r := &run{h: h, c: c, live: live, ctx: ctx, mctx: mctx, id: f.ID, text: f.Text}
+	if prev != "" {
+		// The previous answer is not live in this process: its end is
+		// sent by its streamer on another instance (or by awaitEnd if
+		// that one is gone), and nothing of this answer may precede it.
+		h.awaitEnd(ctx, c, prev)
+		if !r.goLive() {
+			return
+		}
+	}
 	r.run(f)
+}
+
+// goLive makes the answer live in this process after it waited for the
+// previous answer's end, unless it was cancelled or superseded meanwhile
+// (then it ends it: stream_end cancelled, if it takes the end). It reports
+// whether the answer goes on.
+func (r *run) goLive() bool {
+	h, c := r.h, r.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	stop, err := h.store.AnswerCancelled(r.ctx, c.id, r.id)
+	if err != nil {
+		r.failLocked(err)
+		return false
+	}
+	if stop {
+		r.live.stop()
+		h.endCancelledLocked(r.ctx, c, r.id)
+		return false
+	}
+	if old := c.live; old != nil {
+		c.live = nil
+		h.stopLocked(r.ctx, c, old)
+	}
+	c.live = r.live
+	return true
 }
 
 func (r *run) run(f ClientFrame) {
@@ -115,11 +154,15 @@ func (r *run) run(f ClientFrame) {
 			}
 			return
 		}
+		if r.mctx.Err() != nil {
+			r.abandon() // stopped, or the invocation is over
+			return
+		}
 		// Check the cancel flag after the token arrived and right before
 		// it is sent: a cancel that completed before this point (in any
 		// process) is honoured, so the stream stops before the next token.
 		if r.cancelled() {
-			r.abandon()
+			r.endCancelled()
 			return
 		}
 		r.produced.WriteString(tok)
@@ -159,14 +202,11 @@ func (r *run) run(f ClientFrame) {
 	r.finish(ReasonDone, StatusVerified, v)
 }
 
-// cancelled reports whether the answer must stop: stopped in this process,
-// or (read from the store at most every CancelCheckInterval) cancelled,
-// superseded or deleted anywhere. A store error stops the answer too
-// (fail-closed) after telling the client.
+// cancelled reports whether the store says the answer must stop (read at
+// most every CancelCheckInterval): cancelled, superseded or deleted
+// anywhere. A store error stops the answer too (fail-closed) after telling
+// the client.
 func (r *run) cancelled() bool {
-	if r.mctx.Err() != nil {
-		return true
-	}
 	h := r.h
 	if iv := h.cfg.CancelCheckInterval; iv > 0 {
 		now := h.clock.Now()
@@ -203,26 +243,28 @@ func (r *run) delta(s string) bool {
 	return true
 }
 
-// finish ends the answer if it is still the connection's active one (the
-// store decides against concurrent cancels): stream_end, response, and the
-// action suggestion the message calls for.
+// finish ends the answer if it is still active (the store decides against
+// concurrent cancels): stream_end, response, and the action suggestion the
+// message calls for. If it was cancelled meanwhile, it sends stream_end
+// cancelled instead (if it takes that end).
 func (r *run) finish(reason, status string, v guardrail.Verdict) {
 	h, c := r.h, r.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r.live.stopped {
-		r.endQuietly()
-		return
+		return // whoever stopped it took care of its end
 	}
 	ended, err := h.store.EndAnswer(r.ctx, c.id, r.id)
 	if err != nil {
-		h.logError(r.ctx, "end answer: store", c.id, r.id, err)
-		h.sendLocked(r.ctx, c, r.id, errorFrame(r.id, err))
+		r.failLocked(err)
 		return
 	}
 	if !ended {
+		r.live.stop()
+		h.endCancelledLocked(r.ctx, c, r.id)
 		return
 	}
+	defer r.release()
 	resp := ResponseFrame{
 		Type:      TypeResponse,
 		ID:        r.id,
@@ -244,42 +286,82 @@ func (r *run) finish(reason, status string, v guardrail.Verdict) {
 
 // fail ends the answer on an internal error: logged, and the client gets an
 // `error` frame (internal, with the message id) instead of stream_end and
-// response, if the answer was still active.
+// response, if the answer was still active; if it was cancelled meanwhile,
+// stream_end cancelled (if it takes that end).
 func (r *run) fail(err error) {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	r.failLocked(err)
+}
+
+// failLocked is fail with c.mu held.
+func (r *run) failLocked(err error) {
 	h, c := r.h, r.c
 	h.logError(r.ctx, "answer", c.id, r.id, err)
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if r.live.stopped {
-		r.endQuietly()
 		return
 	}
 	r.live.stop()
 	ended, serr := h.store.EndAnswer(context.WithoutCancel(r.ctx), c.id, r.id)
 	if serr != nil {
+		// fail closed: tell the client (the store may be down)
 		h.logError(r.ctx, "end answer: store", c.id, r.id, serr)
 		ended = true
 	}
+	if !ended {
+		h.endCancelledLocked(r.ctx, c, r.id)
+		return
+	}
+	h.sendLocked(r.ctx, c, r.id, errorFrame(r.id, err))
+	r.release()
+}
+
+// endCancelled ends an answer that the store says is cancelled,
+// superseded or gone: the streamer takes its end if nobody did (a cancel in
+// this process did, or one on another instance that waited in vain), and
+// sends stream_end cancelled. Nothing of the answer was sent after the
+// check that saw it cancelled, so nothing follows that stream_end.
+func (r *run) endCancelled() {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	if r.live.stopped {
+		return
+	}
+	r.live.stop()
+	r.h.endCancelledLocked(r.ctx, r.c, r.id)
+}
+
+// abandon stops an answer that cannot go on: stopped in this process
+// (whoever stopped it, a cancel or the connection going away, took care of
+// its end), or a failed send, or the invocation is over. In the last two
+// cases it takes the end if it can, sends nothing (it could not), and
+// releases the answer's record, so that nobody waits for it.
+func (r *run) abandon() {
+	h, c := r.h, r.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r.live.stopped {
+		return
+	}
+	r.live.stop()
+	ctx := context.WithoutCancel(r.ctx)
+	ended, err := h.store.EndAnswer(ctx, c.id, r.id)
+	if err == nil && !ended {
+		ended, err = h.store.TakeAnswerEnd(ctx, c.id, r.id)
+	}
+	if err != nil {
+		h.logError(r.ctx, "end answer: store", c.id, r.id, err)
+		return
+	}
 	if ended {
-		h.sendLocked(r.ctx, c, r.id, errorFrame(r.id, err))
+		r.release()
 	}
 }
 
-// abandon stops an answer that was cancelled, superseded or whose
-// connection is gone: it sends nothing (whoever cancelled it sent its
-// stream_end) and removes its answer record if that is still there.
-func (r *run) abandon() {
-	r.c.mu.Lock()
-	defer r.c.mu.Unlock()
-	r.live.stop()
-	r.endQuietly()
-}
-
-// endQuietly removes this answer's record (cancelled or not) without
-// sending anything. c.mu must be held.
-func (r *run) endQuietly() {
-	if _, err := r.h.store.EndAnswer(context.WithoutCancel(r.ctx), r.c.id, r.id); err != nil {
-		r.h.logError(r.ctx, "end answer: store", r.c.id, r.id, err)
+// release releases the answer's record once its end is sent.
+func (r *run) release() {
+	if err := r.h.store.ReleaseAnswer(context.WithoutCancel(r.ctx), r.c.id, r.id); err != nil {
+		r.h.logError(r.ctx, "release answer: store", r.c.id, r.id, err)
 	}
 }
 

@@ -1,10 +1,14 @@
 package lambda_test
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/groundwire/groundwire/lambda"
+	"github.com/groundwire/groundwire/lambda/lambdatest"
 )
 
 // streaming starts message id on conn with a gate model (after mode, so
@@ -17,11 +21,16 @@ func streaming(t *testing.T, hs *harness, g *gateModel, conn, id, text string) <
 	return done
 }
 
+// gateHarness is a harness on the gate model. When the test ends, the gate
+// opens before the harness waits for its invocations, so that a failing
+// test does not leave a streamer blocked.
 func gateHarness(t *testing.T, g *gateModel, opts ...func(*lambda.Config)) *harness {
-	return newHarness(t, append([]func(*lambda.Config){func(cfg *lambda.Config) {
+	hs := newHarness(t, append([]func(*lambda.Config){func(cfg *lambda.Config) {
 		cfg.Model = g
 		cfg.Mode = lambda.ModeAfter
 	}}, opts...)...)
+	t.Cleanup(g.release)
+	return hs
 }
 
 // noMore checks that a released token produces nothing.
@@ -62,7 +71,7 @@ func TestCancel(t *testing.T) {
 			hs.send("c1", cancel("m1"))
 			// ready for the next message at once
 			hs.sender.Reset("c1")
-			close(g.step)
+			g.release()
 			hs.send("c1", msg("m2", "How much does Premium cost?"))
 			if got, want := hs.summary("c1"), "sources:m2 stream:m2 stream_end:m2:done response:m2:verified"; got != want {
 				t.Fatalf("frames: %s\nwant %s", got, want)
@@ -106,7 +115,7 @@ func TestCancelOtherID(t *testing.T) {
 	hs.connect("c1")
 	done := streaming(t, hs, g, "c1", "m1", "How much does Premium cost?")
 	hs.send("c1", cancel("m0"))
-	close(g.step)
+	g.release()
 	<-done
 	if got, want := hs.summary("c1"), "sources:m1 stream:m1 stream_end:m1:done response:m1:verified"; got != want {
 		t.Fatalf("frames: %s\nwant %s", got, want)
@@ -121,7 +130,7 @@ func TestSupersede(t *testing.T) {
 	done2 := hs.sendAsync("c1", msg("m2", "And Premium again?"))
 	<-done1 // the old answer stopped
 	hs.wait("c1", "m2 sources", has("sources:m2"))
-	close(g.step)
+	g.release()
 	<-done2
 	want := "sources:m1 stream:m1 stream_end:m1:cancelled sources:m2 stream:m2 stream_end:m2:done response:m2:verified"
 	if got := hs.summary("c1"); got != want {
@@ -129,49 +138,226 @@ func TestSupersede(t *testing.T) {
 	}
 }
 
+// instanceOf returns another "instance" of hs: a Handler with its own
+// in-process state that shares only the store and the sender with hs, as
+// two Lambda instances share only DynamoDB and API Gateway.
+func instanceOf(t *testing.T, hs *harness, opts ...func(*lambda.Config)) *harness {
+	return newHarness(t, append([]func(*lambda.Config){func(cfg *lambda.Config) {
+		cfg.Store = hs.store
+		cfg.Sender = hs.sender
+	}}, opts...)...)
+}
+
+// checkFlows checks the SPEC order of a connection's frames, and that want
+// is their summary.
+func checkFlows(t *testing.T, hs *harness, conn, want string) {
+	t.Helper()
+	if err := lambdatest.CheckFlows(hs.frames(conn)); err != nil {
+		t.Fatal(err)
+	}
+	if got := hs.summary(conn); got != want {
+		t.Fatalf("frames: %s\nwant %s", got, want)
+	}
+}
+
+// checkReleased checks that the store holds no record of the answers.
+func checkReleased(t *testing.T, s lambda.Store, conn string, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		if ok, err := s.AnswerReleased(t.Context(), conn, id); err != nil || !ok {
+			t.Fatalf("answer %s not released (%v)", id, err)
+		}
+	}
+}
+
+// pending checks that an invocation has not returned yet.
+func pending(t *testing.T, done <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-done:
+		t.Fatalf("%s returned before the streamer ended the answer", what)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
 // TestCancelAcrossInstances: the cancel lands on another instance (another
-// Handler sharing the store and the sender, as in Lambda). The flag in the
-// store stops the stream before the next token.
+// Handler sharing the store and the sender, as in Lambda). It sets the flag
+// and waits; the streamer sees the flag before its next token and sends
+// stream_end cancelled itself, so nothing of the stream can follow it.
 func TestCancelAcrossInstances(t *testing.T) {
-	g := newGateModel("Premium", " costs", " 399", " kr.")
-	a := gateHarness(t, g)
-	b := newHarness(t, func(cfg *lambda.Config) {
-		cfg.Store = a.store
-		cfg.Sender = a.sender
-	})
-	a.connect("c1")
-	done := streaming(t, a, g, "c1", "m1", "How much does Premium cost? call me")
-	b.send("c1", cancel("m1"))
-	want := "sources:m1 stream:m1 stream_end:m1:cancelled"
-	if got := a.summary("c1"); got != want {
-		t.Fatalf("frames: %s\nwant %s", got, want)
-	}
-	g.step <- struct{}{} // instance A gets its next token, checks the flag and stops
-	<-done
-	if got := a.summary("c1"); got != want {
-		t.Fatalf("frames: %s\nwant %s", got, want)
-	}
-	if stop, _ := a.store.AnswerCancelled(t.Context(), "c1", "m1"); !stop {
-		t.Fatal("answer still active")
+	for _, id := range []string{"m1", ""} {
+		t.Run("id="+id, func(t *testing.T) {
+			g := newGateModel("Premium", " costs", " 399", " kr.")
+			var warnings logCounter
+			a := gateHarness(t, g, logTo(&warnings))
+			b := instanceOf(t, a, logTo(&warnings))
+			a.connect("c1")
+			done := streaming(t, a, g, "c1", "m1", "How much does Premium cost? call me")
+			cancelled := b.sendAsync("c1", cancel(id))
+			pending(t, cancelled, "the cancel")
+			checkFlows(t, a, "c1", "sources:m1 stream:m1")
+			g.step <- struct{}{} // A gets its next token, checks the flag and ends the answer
+			<-done
+			<-cancelled
+			checkFlows(t, a, "c1", "sources:m1 stream:m1 stream_end:m1:cancelled")
+			checkReleased(t, a.store, "c1", "m1")
+			if g.closes() != 1 {
+				t.Fatalf("model stream closed %d times", g.closes())
+			}
+			// repeated cancel: harmless, sends nothing, does not wait
+			b.send("c1", cancel(id))
+			a.send("c1", cancel("m1"))
+			// ready for the next message at once, on either instance
+			b.send("c1", msg("m2", "How much does Premium cost?"))
+			checkFlows(t, a, "c1", "sources:m1 stream:m1 stream_end:m1:cancelled sources:m2 stream:m2 stream_end:m2:done response:m2:verified")
+			if n := warnings.n.Load(); n != 0 {
+				t.Fatalf("%d warnings: the handoff timed out", n)
+			}
+		})
 	}
 }
 
 // TestSupersedeAcrossInstances: the new message lands on another instance.
+// Its sources wait for the old answer's stream_end cancelled, which the old
+// answer's streamer sends at its next token.
 func TestSupersedeAcrossInstances(t *testing.T) {
 	g := newGateModel("Premium", " costs", " 399", " kr.")
 	a := gateHarness(t, g)
-	b := newHarness(t, func(cfg *lambda.Config) {
-		cfg.Store = a.store
-		cfg.Sender = a.sender
-	})
+	b := instanceOf(t, a)
 	a.connect("c1")
 	done := streaming(t, a, g, "c1", "m1", "How much does Premium cost?")
-	b.send("c1", msg("m2", "How much does Premium cost?"))
+	second := b.sendAsync("c1", msg("m2", "How much does Premium cost?"))
+	pending(t, second, "the new message")
+	checkFlows(t, a, "c1", "sources:m1 stream:m1")
 	g.step <- struct{}{}
 	<-done
-	want := "sources:m1 stream:m1 stream_end:m1:cancelled sources:m2 stream:m2 stream_end:m2:done response:m2:verified"
-	if got := a.summary("c1"); got != want {
-		t.Fatalf("frames: %s\nwant %s", got, want)
+	<-second
+	checkFlows(t, a, "c1", "sources:m1 stream:m1 stream_end:m1:cancelled sources:m2 stream:m2 stream_end:m2:done response:m2:verified")
+	checkReleased(t, a.store, "c1", "m1", "m2")
+}
+
+// TestHandoffStreamerHung: the streamer on the other instance does not
+// come back (hung in the model, or dead): after CancelHandoffTimeout the
+// cancelling (or superseding) invocation takes the end and sends stream_end
+// cancelled itself; the streamer, when it wakes, sees the cancel before it
+// sends anything and stays silent.
+func TestHandoffStreamerHung(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		frame lambda.ClientFrame
+		want  string
+	}{
+		{"cancel", cancel("m1"), "sources:m1 stream:m1 stream_end:m1:cancelled"},
+		{"cancel-no-id", cancel(""), "sources:m1 stream:m1 stream_end:m1:cancelled"},
+		{"supersede", msg("m2", "How much does Premium cost?"), "sources:m1 stream:m1 stream_end:m1:cancelled sources:m2 stream:m2 stream_end:m2:done response:m2:verified"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGateModel("Premium", " costs", " 399", " kr.")
+			var warnings logCounter
+			a := gateHarness(t, g)
+			b := instanceOf(t, a, logTo(&warnings), func(cfg *lambda.Config) { cfg.CancelHandoffTimeout = 30 * time.Millisecond })
+			a.connect("c1")
+			done := streaming(t, a, g, "c1", "m1", "How much does Premium cost?")
+			start := time.Now()
+			b.send("c1", tc.frame)
+			if d := time.Since(start); d < 30*time.Millisecond {
+				t.Fatalf("took the end after %v, before the handoff timeout", d)
+			}
+			checkFlows(t, a, "c1", tc.want)
+			g.step <- struct{}{} // the hung streamer wakes up
+			<-done
+			checkFlows(t, a, "c1", tc.want)
+			checkReleased(t, a.store, "c1", "m1", "m2")
+			if n := warnings.n.Load(); n != 1 {
+				t.Fatalf("%d warnings, want the one of the timed-out handoff", n)
+			}
+		})
+	}
+}
+
+// TestCancelledWhileWaiting: a message waiting for the previous answer's
+// end is itself superseded (or cancelled) meanwhile: it gets its own
+// stream_end cancelled after the previous one's, and no sources.
+func TestCancelledWhileWaiting(t *testing.T) {
+	g := newGateModel("Premium", " costs", " 399", " kr.")
+	a := gateHarness(t, g)
+	b := instanceOf(t, a)
+	a.connect("c1")
+	done := streaming(t, a, g, "c1", "m1", "How much does Premium cost?")
+	second := b.sendAsync("c1", msg("m2", "How much does Premium cost?"))
+	pending(t, second, "m2")
+	third := b.sendAsync("c1", msg("m3", "How much does Premium cost?"))
+	pending(t, third, "m3")
+	g.step <- struct{}{}
+	<-done
+	<-second
+	<-third
+	checkFlows(t, a, "c1", "sources:m1 stream:m1 stream_end:m1:cancelled stream_end:m2:cancelled sources:m3 stream:m3 stream_end:m3:done response:m3:verified")
+	checkReleased(t, a.store, "c1", "m1", "m2", "m3")
+}
+
+// TestHandoffRace: answers on two instances with real token delays, cancels
+// and superseding messages landing on either instance at random moments.
+// Whatever the interleaving, every message gets exactly one end, nothing of
+// a message follows its end, a new message begins after the previous one
+// ended, and no record is left.
+func TestHandoffRace(t *testing.T) {
+	opts := func(cfg *lambda.Config) {
+		cfg.Clock = lambda.SystemClock{}
+		cfg.Model = lambda.NewMock(lambda.MockDelay(time.Millisecond, 2*time.Millisecond), lambda.MockClock(lambda.SystemClock{}))
+		cfg.Mode = lambda.ModeAfter
+		cfg.Limits.NoRateLimit = true
+		// the streamer sees a cancel from the other instance only at its
+		// next check: a few tokens later
+		cfg.CancelCheckInterval = 5 * time.Millisecond
+	}
+	var warnings logCounter
+	a := newHarness(t, opts, logTo(&warnings))
+	b := instanceOf(t, a, opts, logTo(&warnings))
+	hs := []*harness{a, b}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	long := "$say Premium" + strings.Repeat(" word", 40)
+	for round := range 20 {
+		conn := fmt.Sprintf("c%d", round)
+		a.connect(conn)
+		var ids []string
+		var dones []<-chan struct{}
+		for i := range 4 {
+			h := hs[rnd.IntN(2)]
+			switch k := rnd.IntN(4); {
+			case i == 0 || k < 2:
+				id := fmt.Sprintf("m%d", i)
+				ids = append(ids, id)
+				dones = append(dones, h.sendAsync(conn, msg(id, long)))
+			case k == 2:
+				dones = append(dones, h.sendAsync(conn, cancel("")))
+			default:
+				dones = append(dones, h.sendAsync(conn, cancel(ids[len(ids)-1])))
+			}
+			time.Sleep(time.Duration(rnd.IntN(8)) * time.Millisecond)
+		}
+		for _, d := range dones {
+			<-d
+		}
+		fs := a.frames(conn)
+		if err := lambdatest.CheckFlows(fs); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		for _, id := range ids {
+			n := 0
+			for _, f := range fs {
+				if f.ID == id && (f.Type == lambda.TypeStreamEnd || f.Type == lambda.TypeError) {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Fatalf("round %d: %s ended %d times: %s", round, id, n, lambdatest.Summary(fs))
+			}
+		}
+		checkReleased(t, a.store, conn, ids...)
+	}
+	if n := warnings.n.Load(); n != 0 {
+		t.Fatalf("%d warnings: a handoff timed out although every streamer was alive", n)
 	}
 }
 

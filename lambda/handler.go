@@ -12,12 +12,51 @@
 // ended, so an adapter must deliver each frame in its own goroutine: a
 // `cancel` or `confirm_action` then runs while the answer still streams.
 //
-// State that other invocations must see (the active answer and its cancel
-// flag, suggestions) lives in the [Store]. Within one process the handler
-// also keeps, per connection, a mutex that serialises its sends and answer
-// transitions, the live answer's cancel function (so a cancel handled in the
-// same process interrupts the model at once) and the message rate limiter.
-// In Lambda that in-process state is per instance.
+// State that other invocations must see (each answer with its cancel flag
+// and who sends its end, suggestions) lives in the [Store]. Within one
+// process the handler also keeps, per connection, a mutex that serialises
+// its sends and answer transitions, the live answer's cancel function (so a
+// cancel handled in the same process interrupts the model at once) and the
+// message rate limiter. In Lambda that in-process state is per instance.
+//
+// # Cancel across instances
+//
+// Nothing of a message may follow its stream_end (SPEC §5, §7), and the
+// streaming invocation is the only one that knows when it stops sending. So
+// the end of an answer is taken exactly once, in the store
+// ([Store.EndAnswer] while active, [Store.TakeAnswerEnd] once cancelled), and
+// only the taker sends it; the streamer takes it itself whenever it is
+// alive:
+//
+//   - When the answer streams in the process that handles the `cancel` (or
+//     the superseding `message`), that invocation stops it under the
+//     connection's mutex, takes its end and sends stream_end cancelled at
+//     once: nothing of the answer is sent after the stop.
+//   - Otherwise it sets the cancel flag and waits. The streamer, on another
+//     instance, reads the flag between two tokens (at most every
+//     [Config.CancelCheckInterval], always before it sends the next one),
+//     takes the end, sends stream_end cancelled and releases the answer's
+//     record; the waiting invocation polls [Store.AnswerReleased] and goes
+//     on. A superseding message sends its sources only then, so the old
+//     answer's stream_end comes first; a message superseded while it waits
+//     gets only its stream_end cancelled. Across instances a cancel thus
+//     takes effect within about one check interval and one token.
+//   - If the streamer has not taken the end within
+//     [Config.CancelHandoffTimeout] (its instance died, or it hangs in the
+//     model or in a send), the waiting invocation takes it and sends
+//     stream_end cancelled itself. A hung streamer that wakes up later reads
+//     the flag before it posts anything (its last read is older than the
+//     check interval, which is at most half the timeout) and stays silent.
+//
+// What is left: a post the streamer began before the cancel and that takes
+// longer than CancelHandoffTimeout − CancelCheckInterval to reach API Gateway
+// (or a stall that long between its read of the flag and its post) can land
+// after that stream_end; and if a streamer dies between taking the end and
+// sending it, the client gets no stream_end for that message (a later
+// message waits at most twice the timeout for it, then goes on). On
+// disconnect nothing is sent anyway: [Store.DeleteConnection] removes every
+// answer record, so nobody waits and every streamer stops at its next read
+// of the flag.
 package lambda
 
 import (
@@ -84,8 +123,19 @@ type Config struct {
 	// CancelCheckInterval rate-limits the streaming loop's reads of the
 	// store's cancel flag: 0 (default, right for the memory store) checks
 	// between every two tokens; a DynamoDB store may want e.g. 100 ms.
-	// Cancels handled in the same process act at once whatever this says.
+	// Cancels handled in the same process act at once whatever this says;
+	// a cancel (or superseding message) handled on another instance takes
+	// effect at the streamer's next check, within about this interval plus
+	// one token, and the stream_end cancelled comes then.
 	CancelCheckInterval time.Duration
+	// CancelHandoffTimeout bounds how long an invocation that cancelled or
+	// superseded an answer streaming on another instance waits for that
+	// streamer to send the answer's stream_end cancelled before it takes
+	// the end and sends it itself (the streamer died or hangs). Default
+	// max(3 × CancelCheckInterval, 1 s); values below twice
+	// CancelCheckInterval are raised to that. Measured in real time, not
+	// by Clock.
+	CancelHandoffTimeout time.Duration
 	// Logger receives internal errors (default: discard). Phone-like
 	// numbers are masked; tokens and message texts are never logged unless
 	// LogText is set.
@@ -105,6 +155,8 @@ type Handler struct {
 	executors map[string]Executor
 	limits    Limits
 	log       *slog.Logger
+	handoff   time.Duration // CancelHandoffTimeout with its default
+	poll      time.Duration // how often awaitEnd reads the store
 
 	mu        sync.Mutex
 	conns     map[string]*conn
@@ -138,6 +190,10 @@ func (a *liveAnswer) stop() {
 	a.halt()
 }
 
+// DefaultCancelHandoffTimeout is the least default of
+// Config.CancelHandoffTimeout.
+const DefaultCancelHandoffTimeout = time.Second
+
 // New returns a handler for cfg.
 func New(cfg Config) (*Handler, error) {
 	switch {
@@ -170,6 +226,14 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.CancelCheckInterval < 0 {
+		cfg.CancelCheckInterval = 0
+	}
+	iv := cfg.CancelCheckInterval
+	if cfg.CancelHandoffTimeout <= 0 {
+		cfg.CancelHandoffTimeout = max(3*iv, DefaultCancelHandoffTimeout)
+	}
+	cfg.CancelHandoffTimeout = max(cfg.CancelHandoffTimeout, 2*iv)
 	return &Handler{
 		cfg:       cfg,
 		retriever: cfg.Retriever,
@@ -180,6 +244,8 @@ func New(cfg Config) (*Handler, error) {
 		executors: cfg.Executors,
 		limits:    cfg.Limits.withDefaults(),
 		log:       cfg.Logger,
+		handoff:   cfg.CancelHandoffTimeout,
+		poll:      min(max(iv/4, 5*time.Millisecond), 25*time.Millisecond),
 		conns:     make(map[string]*conn),
 	}, nil
 }
@@ -361,6 +427,77 @@ func (h *Handler) sendLocked(ctx context.Context, c *conn, msgID string, frame a
 		h.logError(ctx, "send", c.id, msgID, err)
 	}
 	return err
+}
+
+// stopLocked stops an answer live in this process whose record is no
+// longer active (cancelled, superseded or gone): it sends nothing more, and
+// if this invocation takes its end it sends its stream_end cancelled. It
+// reports whether the answer's end is settled: sent by this invocation, or
+// nothing to wait for. c.mu must be held.
+func (h *Handler) stopLocked(ctx context.Context, c *conn, a *liveAnswer) bool {
+	a.stop()
+	return h.endCancelledLocked(ctx, c, a.msgID)
+}
+
+// endCancelledLocked takes the end of the cancelled answer id if nobody
+// did, sends its stream_end cancelled and releases the record. It reports
+// whether it did. c.mu must be held.
+func (h *Handler) endCancelledLocked(ctx context.Context, c *conn, id string) bool {
+	won, err := h.store.TakeAnswerEnd(ctx, c.id, id)
+	if err != nil {
+		h.logError(ctx, "take answer end: store", c.id, id, err)
+		return false
+	}
+	if !won {
+		return false
+	}
+	h.sendLocked(ctx, c, id, StreamEndFrame{Type: TypeStreamEnd, ID: id, Reason: ReasonCancelled})
+	if err := h.store.ReleaseAnswer(context.WithoutCancel(ctx), c.id, id); err != nil {
+		h.logError(ctx, "release answer: store", c.id, id, err)
+	}
+	return true
+}
+
+// awaitEnd waits until the end of answer id has been sent: id was cancelled
+// or superseded (by this invocation or an earlier one) and is not live in
+// this process, so its streamer, on another instance, sends its stream_end
+// cancelled when it next checks the cancel flag, and releases the record.
+// If nobody has taken the end within the handoff timeout (that streamer
+// died or hangs), this invocation takes it and sends the stream_end itself;
+// if someone took it but has not released it, it waits once more at most
+// the timeout. Store errors end the wait (logged). c.mu must not be held.
+func (h *Handler) awaitEnd(ctx context.Context, c *conn, id string) {
+	deadline := time.Now().Add(h.handoff)
+	tried := false
+	for {
+		done, err := h.store.AnswerReleased(ctx, c.id, id)
+		if err != nil {
+			h.logError(ctx, "await answer end: store", c.id, id, err)
+			return
+		}
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			if tried {
+				h.log.WarnContext(ctx, "answer end taken but not released", "conn", c.id, "msg", Mask(id))
+				return
+			}
+			tried = true
+			h.log.WarnContext(ctx, "cancel handoff timed out: sending stream_end cancelled for the streamer", "conn", c.id, "msg", Mask(id))
+			c.mu.Lock()
+			won := h.endCancelledLocked(ctx, c, id)
+			c.mu.Unlock()
+			if won {
+				return
+			}
+			deadline = time.Now().Add(h.handoff)
+			continue
+		}
+		if (SystemClock{}).Sleep(ctx, h.poll) != nil {
+			return
+		}
+	}
 }
 
 // send is sendLocked taking the lock.

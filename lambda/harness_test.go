@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -247,11 +249,15 @@ type gateModel struct {
 	mu      sync.Mutex
 	started chan struct{} // closed when the first Stream starts
 	closed  int
+	open    sync.Once
 }
 
 func newGateModel(tokens ...string) *gateModel {
 	return &gateModel{tokens: tokens, step: make(chan struct{}), started: make(chan struct{})}
 }
+
+// release lets every remaining token through (at once, for good).
+func (g *gateModel) release() { g.open.Do(func() { close(g.step) }) }
 
 func (g *gateModel) Stream(ctx context.Context, p lambda.Prompt) (lambda.Tokens, error) {
 	g.mu.Lock()
@@ -441,3 +447,17 @@ func (t *failingTokens) Next() (string, error) {
 }
 
 func (t *failingTokens) Close() error { return nil }
+
+// logCounter is a slog.Handler that counts records at warning level and
+// above (the handler warns when a cancel handoff times out).
+type logCounter struct{ n atomic.Int32 }
+
+func (c *logCounter) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (c *logCounter) Handle(context.Context, slog.Record) error    { c.n.Add(1); return nil }
+func (c *logCounter) WithAttrs([]slog.Attr) slog.Handler           { return c }
+func (c *logCounter) WithGroup(string) slog.Handler                { return c }
+
+// logTo makes the handler log to c.
+func logTo(c *logCounter) func(*lambda.Config) {
+	return func(cfg *lambda.Config) { cfg.Logger = slog.New(c) }
+}

@@ -19,22 +19,36 @@ const Retention = 5 * time.Minute
 type MemStore struct {
 	mu          sync.Mutex
 	conns       map[string]Connection
-	answers     map[string]*memAnswer          // by connection
+	answers     map[string]*memAnswers         // by connection
 	suggestions map[string]*Suggestion         // by id
 	byConn      map[string]map[string]struct{} // connection → suggestion ids
 	lastSweep   time.Time
 }
 
+// memAnswers are the answer records of one connection.
+type memAnswers struct {
+	current string                // the current answer's id, "" for none
+	byMsg   map[string]*memAnswer // records by message id
+}
+
 type memAnswer struct {
-	msgID     string
 	cancelled bool
+	taken     bool // its end is taken
+}
+
+// record returns the record of msgID, nil if none. m.mu must be held.
+func (m *MemStore) record(connID, msgID string) *memAnswer {
+	if as := m.answers[connID]; as != nil {
+		return as.byMsg[msgID]
+	}
+	return nil
 }
 
 // NewMemStore returns an empty in-memory store.
 func NewMemStore() *MemStore {
 	return &MemStore{
 		conns:       make(map[string]Connection),
-		answers:     make(map[string]*memAnswer),
+		answers:     make(map[string]*memAnswers),
 		suggestions: make(map[string]*Suggestion),
 		byConn:      make(map[string]map[string]struct{}),
 	}
@@ -68,44 +82,95 @@ func (m *MemStore) DeleteConnection(ctx context.Context, connID string) error {
 func (m *MemStore) StartAnswer(ctx context.Context, connID, msgID string, now time.Time) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var superseded string
-	if a := m.answers[connID]; a != nil && !a.cancelled {
-		superseded = a.msgID
+	as := m.answers[connID]
+	if as == nil {
+		as = &memAnswers{byMsg: make(map[string]*memAnswer)}
+		m.answers[connID] = as
 	}
-	m.answers[connID] = &memAnswer{msgID: msgID}
-	return superseded, nil
+	prev := as.current
+	if prev == msgID {
+		prev = ""
+	}
+	if a := as.byMsg[prev]; a != nil && !a.taken {
+		a.cancelled = true // superseded
+	}
+	as.byMsg[msgID] = &memAnswer{}
+	as.current = msgID
+	return prev, nil
 }
 
 // CancelAnswer implements [Store].
 func (m *MemStore) CancelAnswer(ctx context.Context, connID, msgID string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	a := m.answers[connID]
-	if a == nil || a.cancelled || (msgID != "" && msgID != a.msgID) {
+	if msgID == "" {
+		if as := m.answers[connID]; as != nil {
+			msgID = as.current
+		}
+	}
+	a := m.record(connID, msgID)
+	if a == nil || a.cancelled || a.taken {
 		return "", nil
 	}
 	a.cancelled = true
-	return a.msgID, nil
+	return msgID, nil
 }
 
 // AnswerCancelled implements [Store].
 func (m *MemStore) AnswerCancelled(ctx context.Context, connID, msgID string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	a := m.answers[connID]
-	return a == nil || a.msgID != msgID || a.cancelled, nil
+	a := m.record(connID, msgID)
+	return a == nil || a.cancelled || a.taken, nil
 }
 
 // EndAnswer implements [Store].
 func (m *MemStore) EndAnswer(ctx context.Context, connID, msgID string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	a := m.answers[connID]
-	if a == nil || a.msgID != msgID {
+	a := m.record(connID, msgID)
+	if a == nil || a.cancelled || a.taken {
 		return false, nil
 	}
-	delete(m.answers, connID)
-	return !a.cancelled, nil
+	a.taken = true
+	return true, nil
+}
+
+// TakeAnswerEnd implements [Store].
+func (m *MemStore) TakeAnswerEnd(ctx context.Context, connID, msgID string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a := m.record(connID, msgID)
+	if a == nil || !a.cancelled || a.taken {
+		return false, nil
+	}
+	a.taken = true
+	return true, nil
+}
+
+// ReleaseAnswer implements [Store].
+func (m *MemStore) ReleaseAnswer(ctx context.Context, connID, msgID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	as := m.answers[connID]
+	if as == nil {
+		return nil
+	}
+	delete(as.byMsg, msgID)
+	if as.current == msgID {
+		as.current = ""
+	}
+	if len(as.byMsg) == 0 {
+		delete(m.answers, connID)
+	}
+	return nil
+}
+
+// AnswerReleased implements [Store].
+func (m *MemStore) AnswerReleased(ctx context.Context, connID, msgID string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.record(connID, msgID) == nil, nil
 }
 
 // PutSuggestion implements [Store].

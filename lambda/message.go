@@ -84,29 +84,34 @@ func (h *Handler) parse(c *conn, req events.APIGatewayWebsocketProxyRequest) (Cl
 
 // cancel handles a `cancel` frame (SPEC §7). A cancel naming an id that is
 // not the active answer does nothing. Otherwise it cancels the active answer
-// if any (and sends its stream_end cancelled: the store says whether this
-// invocation is the one that cancelled it) and withdraws the connection's
-// pending suggestions; with nothing active it sends nothing.
+// if any and withdraws the connection's pending suggestions; with nothing
+// active it sends nothing. The cancelled answer's stream_end cancelled is
+// sent by its streamer: at once under the connection's lock when it streams
+// in this process, else (another instance) at the streamer's next check of
+// the cancel flag, which this invocation waits for (see awaitEnd).
 func (h *Handler) cancel(ctx context.Context, c *conn, msgID string) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	cancelled, err := h.store.CancelAnswer(ctx, c.id, msgID)
 	if err != nil {
 		h.logError(ctx, "cancel: store", c.id, msgID, err)
 		h.sendLocked(ctx, c, msgID, errorFrame(msgID, err))
+		c.mu.Unlock()
 		return
 	}
 	if msgID != "" && cancelled == "" {
+		c.mu.Unlock()
 		return
 	}
-	if cancelled != "" {
-		if c.live != nil && c.live.msgID == cancelled {
-			c.live.stop()
-		}
-		h.sendLocked(ctx, c, cancelled, StreamEndFrame{Type: TypeStreamEnd, ID: cancelled, Reason: ReasonCancelled})
+	settled := cancelled == ""
+	if live := c.live; live != nil && live.msgID == cancelled {
+		settled = h.stopLocked(ctx, c, live)
+	}
+	c.mu.Unlock()
+	if !settled {
+		h.awaitEnd(ctx, c, cancelled)
 	}
 	if err := h.store.WithdrawSuggestions(ctx, c.id, h.clock.Now()); err != nil {
 		h.logError(ctx, "cancel: withdraw suggestions", c.id, msgID, err)
-		h.sendLocked(ctx, c, msgID, errorFrame(msgID, err))
+		h.send(ctx, c, msgID, errorFrame(msgID, err))
 	}
 }

@@ -8,10 +8,14 @@ import (
 
 // Store holds the state of connections that must be shared between
 // invocations: in Lambda a cancel or a confirm may land on another instance
-// than the message it refers to. Every method is one atomic step (the
-// in-memory store takes a mutex; a DynamoDB store gives the same guarantee
-// with one conditional write per method, or one per suggestion in
-// WithdrawSuggestions). Implementations must be safe for concurrent use.
+// than the message it refers to. Every transition that decides between
+// racing invocations is one atomic step on one record (the in-memory store
+// takes a mutex; a DynamoDB store makes it one conditional write on one
+// item): cancelling an answer, taking its end, claiming a suggestion.
+// Methods that touch several records (StartAnswer, ReleaseAnswer,
+// WithdrawSuggestions, DeleteConnection) may take several steps, in an
+// order that keeps the guarantees below. Implementations must be safe for
+// concurrent use.
 //
 // Times are passed in (the handler's clock), so that implementations need no
 // clock of their own and tests are deterministic. Records that are no longer
@@ -20,12 +24,26 @@ import (
 //
 // # Answers
 //
-// A connection has at most one answer record: the message being answered,
-// with its cancel flag. The record is the only arbiter between the
-// invocation that streams an answer and those that cancel or supersede it:
-// exactly one of them wins (EndAnswer returns true, or CancelAnswer /
-// StartAnswer returns the id), and only the winner sends that message's
-// stream_end.
+// Every answer (a connection's message being answered) has a record from
+// StartAnswer until ReleaseAnswer or DeleteConnection. A record is active
+// until it is cancelled — by CancelAnswer, or superseded by the next
+// StartAnswer of its connection — and its end is untaken until someone
+// takes it. The connection's current answer is the last one started and not
+// released.
+//
+// The end of an answer is the frame that closes it for the client: its
+// stream_end (and what follows it), or the error frame that replaces them.
+// Exactly one invocation sends it: the one that takes it, with EndAnswer
+// while the answer is active (stream_end done or blocked, or error) or with
+// TakeAnswerEnd once it is cancelled (stream_end cancelled). However many
+// invocations race for one answer's end, on however many instances, exactly
+// one of these calls returns true. The taker sends nothing of that message
+// after the end, and releases the record (ReleaseAnswer) once the end is
+// sent. Invocations that must send nothing of the connection before that end
+// (a cancel, the message that superseded it) wait for the release with
+// AnswerReleased. Thus the streaming invocation, which takes the end itself
+// as soon as it sees its answer cancelled, is the only sender of the
+// message's frames, and nothing of the stream can follow its stream_end.
 //
 // # Suggestions
 //
@@ -37,35 +55,61 @@ type Store interface {
 	PutConnection(ctx context.Context, c Connection) error
 
 	// DeleteConnection removes everything of the connection: the connection,
-	// its answer record (a streaming answer sees itself cancelled) and its
-	// suggestions (later confirms see them as unknown). Deleting an unknown
-	// connection is not an error.
+	// its answer records (a streaming answer sees itself cancelled, its end
+	// cannot be taken, waiters see it released) and its suggestions (later
+	// confirms see them as unknown). Deleting an unknown connection is not
+	// an error.
 	DeleteConnection(ctx context.Context, connID string) error
 
-	// StartAnswer makes msgID the connection's active answer, not cancelled.
-	// If another answer was active and not cancelled, it is superseded
-	// (from now on AnswerCancelled reports it cancelled and EndAnswer
-	// returns false for it) and its id is returned; the caller then owes
-	// the client its stream_end cancelled. Otherwise superseded is "".
-	StartAnswer(ctx context.Context, connID, msgID string, now time.Time) (superseded string, err error)
+	// StartAnswer records msgID as the connection's current answer: active,
+	// its end untaken. It returns the previous current answer, "" if none
+	// (never msgID itself: message ids are unique per connection, and
+	// starting one that has a record restarts it). The previous answer is
+	// superseded: cancelled, unless it was cancelled already or its end
+	// taken. Its end may not have been sent yet: the caller must send nothing
+	// of msgID before AnswerReleased reports the previous one released.
+	StartAnswer(ctx context.Context, connID, msgID string, now time.Time) (previous string, err error)
 
-	// CancelAnswer sets the cancel flag of the active answer when it is not
-	// cancelled yet and msgID is "" or its id. It returns the id it
-	// cancelled (the caller owes the client its stream_end cancelled), or ""
-	// when nothing matched: no active answer, another id, already cancelled.
+	// CancelAnswer cancels msgID, or the connection's current answer when
+	// msgID is "", if that answer is active (not cancelled yet, its end not
+	// taken). It returns the id it cancelled, or "" when nothing matched:
+	// no such answer, another id, already cancelled, its end taken,
+	// released. The end of the cancelled answer is still to be taken
+	// (TakeAnswerEnd).
 	CancelAnswer(ctx context.Context, connID, msgID string) (cancelled string, err error)
 
-	// AnswerCancelled reports whether the answer msgID must stop: true when it
-	// is cancelled, superseded, ended or unknown; false only while it is the
-	// connection's active, uncancelled answer.
+	// AnswerCancelled reports whether the answer msgID must stop: true when
+	// it is cancelled or superseded, its end is taken, or it has no record
+	// (released, deleted, unknown); false only while it is active.
 	AnswerCancelled(ctx context.Context, connID, msgID string) (bool, error)
 
-	// EndAnswer removes the answer record of msgID if it is the connection's
-	// record (cancelled or not). It returns true when the answer was still
-	// active and uncancelled: the caller won and may send stream_end done or
-	// blocked and what follows. False: it had been cancelled or superseded;
-	// the caller sends nothing more for msgID.
+	// EndAnswer takes the end of msgID if it is active (not cancelled, its
+	// end untaken): it returns true and the caller sends stream_end done or
+	// blocked and what follows (or the error frame), then ReleaseAnswer.
+	// False: it is cancelled (its end goes to TakeAnswerEnd), its end is
+	// taken, or it has no record; the caller does not send its end. The
+	// record is kept (taken) until ReleaseAnswer.
 	EndAnswer(ctx context.Context, connID, msgID string) (ended bool, err error)
+
+	// TakeAnswerEnd takes the end of msgID if it is cancelled and its end
+	// untaken: it returns true and the caller sends stream_end cancelled,
+	// then ReleaseAnswer. False: the answer is active (not cancelled), its
+	// end is taken by someone else, or it has no record; the caller sends
+	// nothing for msgID. Of any number of racing EndAnswer and TakeAnswerEnd
+	// calls for one answer, exactly one returns true.
+	TakeAnswerEnd(ctx context.Context, connID, msgID string) (won bool, err error)
+
+	// ReleaseAnswer removes the record of msgID, whatever its state (no
+	// record: not an error); if it is the current answer, the connection
+	// has none afterwards. The taker of the end calls it once the end is
+	// sent; an invocation that gives up an answer without sending its end
+	// (its connection is gone) may too.
+	ReleaseAnswer(ctx context.Context, connID, msgID string) error
+
+	// AnswerReleased reports whether msgID has no record: released, its
+	// connection deleted, or never started. Invocations waiting for an
+	// answer's end to be sent poll it.
+	AnswerReleased(ctx context.Context, connID, msgID string) (bool, error)
 
 	// PutSuggestion records a new pending suggestion (Status is ignored and
 	// set to pending). IDs are unique; putting an existing ID is an error.

@@ -27,6 +27,10 @@ type config struct {
 	CancelCheckInterval time.Duration
 	// GROUNDWIRE_CANCEL_CHECK_INTERVAL (default 100ms): how often the
 	// streaming loop reads the cancel flag from DynamoDB.
+	CancelHandoffTimeout time.Duration
+	// GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT (default 0: the handler's,
+	// max(3 × interval, 1s)): how long a cancel waits for the streaming
+	// instance to send stream_end cancelled before sending it itself.
 	Endpoint      string        // GROUNDWIRE_ENDPOINT: Management API endpoint override (local runs)
 	NoRateLimit   bool          // GROUNDWIRE_NO_RATE_LIMIT: true for load tests
 	LogLevel      slog.Level    // GROUNDWIRE_LOG_LEVEL: debug | info (default) | warn | error
@@ -121,6 +125,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 			bad("GROUNDWIRE_CANCEL_CHECK_INTERVAL", v, err.Error())
 		}
 		c.CancelCheckInterval = d
+	}
+	if v := get("GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT"); v != "" {
+		d, err := parseDuration(v)
+		if err != nil {
+			bad("GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT", v, err.Error())
+		}
+		c.CancelHandoffTimeout = d
 	}
 	c.Endpoint = strings.TrimSuffix(get("GROUNDWIRE_ENDPOINT"), "/")
 	if c.Endpoint != "" && !strings.HasPrefix(c.Endpoint, "http://") && !strings.HasPrefix(c.Endpoint, "https://") {

@@ -35,24 +35,25 @@ func TestLoadConfigDefaults(t *testing.T) {
 
 func TestLoadConfigAll(t *testing.T) {
 	c, err := loadConfig(env(map[string]string{
-		"GROUNDWIRE_TABLE":                 " gw-prod ",
-		"GROUNDWIRE_MODE":                  "After",
-		"GROUNDWIRE_MODEL":                 "openai",
-		"OPENAI_BASE_URL":                  "http://127.0.0.1:8000/v1/",
-		"OPENAI_API_KEY":                   "sk-test",
-		"OPENAI_MODEL":                     "gpt-4o-mini",
-		"GROUNDWIRE_TOKEN_DELAY":           "0",
-		"GROUNDWIRE_MOCK_SEED":             "42",
-		"GROUNDWIRE_HALLUCINATION_RATE":    "0.25",
-		"GROUNDWIRE_AUTH_TOKEN":            "s3cret",
-		"GROUNDWIRE_ORIGINS":               "https://app.example.com, https://x.example.com ,",
-		"GROUNDWIRE_CANCEL_CHECK_INTERVAL": "0",
-		"GROUNDWIRE_ENDPOINT":              "http://127.0.0.1:8787/",
-		"GROUNDWIRE_NO_RATE_LIMIT":         "true",
-		"GROUNDWIRE_LOG_LEVEL":             "debug",
-		"GROUNDWIRE_LOG_TEXT":              "1",
-		"GROUNDWIRE_AWS_MAX_ATTEMPTS":      "2",
-		"GROUNDWIRE_AWS_TIMEOUT":           "500ms",
+		"GROUNDWIRE_TABLE":                  " gw-prod ",
+		"GROUNDWIRE_MODE":                   "After",
+		"GROUNDWIRE_MODEL":                  "openai",
+		"OPENAI_BASE_URL":                   "http://127.0.0.1:8000/v1/",
+		"OPENAI_API_KEY":                    "sk-test",
+		"OPENAI_MODEL":                      "gpt-4o-mini",
+		"GROUNDWIRE_TOKEN_DELAY":            "0",
+		"GROUNDWIRE_MOCK_SEED":              "42",
+		"GROUNDWIRE_HALLUCINATION_RATE":     "0.25",
+		"GROUNDWIRE_AUTH_TOKEN":             "s3cret",
+		"GROUNDWIRE_ORIGINS":                "https://app.example.com, https://x.example.com ,",
+		"GROUNDWIRE_CANCEL_CHECK_INTERVAL":  "0",
+		"GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT": "2s",
+		"GROUNDWIRE_ENDPOINT":               "http://127.0.0.1:8787/",
+		"GROUNDWIRE_NO_RATE_LIMIT":          "true",
+		"GROUNDWIRE_LOG_LEVEL":              "debug",
+		"GROUNDWIRE_LOG_TEXT":               "1",
+		"GROUNDWIRE_AWS_MAX_ATTEMPTS":       "2",
+		"GROUNDWIRE_AWS_TIMEOUT":            "500ms",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func TestLoadConfigAll(t *testing.T) {
 		OpenAI: lambda.OpenAIConfig{BaseURL: "http://127.0.0.1:8000/v1/", APIKey: "sk-test", Model: "gpt-4o-mini"}, HallucinationRate: 0.25,
 		AuthToken: "s3cret", Origins: []string{"https://app.example.com", "https://x.example.com"},
 		Endpoint: "http://127.0.0.1:8787", NoRateLimit: true, LogLevel: slog.LevelDebug, LogText: true,
-		AWSMaxRetries: 2, AWSTimeout: 500 * time.Millisecond,
+		AWSMaxRetries: 2, AWSTimeout: 500 * time.Millisecond, CancelHandoffTimeout: 2 * time.Second,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("got  %+v\nwant %+v", c, want)
@@ -75,23 +76,24 @@ func TestLoadConfigAll(t *testing.T) {
 
 func TestLoadConfigErrors(t *testing.T) {
 	_, err := loadConfig(env(map[string]string{
-		"GROUNDWIRE_MODE":                  "later",
-		"GROUNDWIRE_MODEL":                 "gpt",
-		"GROUNDWIRE_TOKEN_DELAY":           "80ms-20ms",
-		"GROUNDWIRE_MOCK_SEED":             "-1",
-		"GROUNDWIRE_HALLUCINATION_RATE":    "2",
-		"GROUNDWIRE_CANCEL_CHECK_INTERVAL": "-5ms",
-		"GROUNDWIRE_ENDPOINT":              "localhost:8787",
-		"GROUNDWIRE_NO_RATE_LIMIT":         "maybe",
-		"GROUNDWIRE_LOG_LEVEL":             "loud",
-		"GROUNDWIRE_AWS_MAX_ATTEMPTS":      "0",
-		"GROUNDWIRE_AWS_TIMEOUT":           "0",
+		"GROUNDWIRE_MODE":                   "later",
+		"GROUNDWIRE_MODEL":                  "gpt",
+		"GROUNDWIRE_TOKEN_DELAY":            "80ms-20ms",
+		"GROUNDWIRE_MOCK_SEED":              "-1",
+		"GROUNDWIRE_HALLUCINATION_RATE":     "2",
+		"GROUNDWIRE_CANCEL_CHECK_INTERVAL":  "-5ms",
+		"GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT": "soon",
+		"GROUNDWIRE_ENDPOINT":               "localhost:8787",
+		"GROUNDWIRE_NO_RATE_LIMIT":          "maybe",
+		"GROUNDWIRE_LOG_LEVEL":              "loud",
+		"GROUNDWIRE_AWS_MAX_ATTEMPTS":       "0",
+		"GROUNDWIRE_AWS_TIMEOUT":            "0",
 	}))
 	if err == nil {
 		t.Fatal("no error")
 	}
 	for _, name := range []string{"GROUNDWIRE_TABLE", "GROUNDWIRE_MODE", "GROUNDWIRE_MODEL", "GROUNDWIRE_TOKEN_DELAY", "GROUNDWIRE_MOCK_SEED",
-		"GROUNDWIRE_HALLUCINATION_RATE", "GROUNDWIRE_CANCEL_CHECK_INTERVAL", "GROUNDWIRE_ENDPOINT",
+		"GROUNDWIRE_HALLUCINATION_RATE", "GROUNDWIRE_CANCEL_CHECK_INTERVAL", "GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT", "GROUNDWIRE_ENDPOINT",
 		"GROUNDWIRE_NO_RATE_LIMIT", "GROUNDWIRE_LOG_LEVEL", "GROUNDWIRE_AWS_MAX_ATTEMPTS", "GROUNDWIRE_AWS_TIMEOUT"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s:\n%v", name, err)

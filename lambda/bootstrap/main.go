@@ -95,16 +95,17 @@ func newHandler(cfg config, awsCfg aws.Config, logger *slog.Logger) (*lambda.Han
 		}
 	}
 	return lambda.New(lambda.Config{
-		Retriever:           base,
-		Model:               model,
-		Store:               store,
-		Sender:              sender,
-		Mode:                cfg.Mode,
-		Limits:              lambda.Limits{NoRateLimit: cfg.NoRateLimit},
-		AuthToken:           cfg.AuthToken,
-		AllowedOrigins:      cfg.Origins,
-		CancelCheckInterval: cfg.CancelCheckInterval,
-		Logger:              logger,
-		LogText:             cfg.LogText,
+		Retriever:            base,
+		Model:                model,
+		Store:                store,
+		Sender:               sender,
+		Mode:                 cfg.Mode,
+		Limits:               lambda.Limits{NoRateLimit: cfg.NoRateLimit},
+		AuthToken:            cfg.AuthToken,
+		AllowedOrigins:       cfg.Origins,
+		CancelCheckInterval:  cfg.CancelCheckInterval,
+		CancelHandoffTimeout: cfg.CancelHandoffTimeout,
+		Logger:               logger,
+		LogText:              cfg.LogText,
 	})
 }

@@ -1,17 +1,26 @@
 // Package dynamostore is the DynamoDB implementation of lambda.Store: the
-// state that Lambda invocations on different instances share (the active
-// answer of each connection with its cancel flag, and action suggestions).
+// state that Lambda invocations on different instances share (the answers of
+// each connection with their cancel flags and who sends their end, and
+// action suggestions).
 //
 // # Table
 //
 // One table with a string partition key `pk` and a string sort key `sk`:
 //
-//	pk              sk           item
-//	conn#<connId>   conn         the connection: connectedAt
-//	conn#<connId>   answer       its active answer: msg, cancelled
-//	conn#<connId>   sugg#<sid>   a reference to one of its suggestions
+//	pk              sk             item
+//	conn#<connId>   conn           the connection: connectedAt
+//	conn#<connId>   answer         its current answer: msg
+//	conn#<connId>   answer#<key>   an answer's record: msg, cancelled, taken
+//	conn#<connId>   sugg#<sid>     a reference to one of its suggestions
 //	sugg#<sid>      sugg         the suggestion: conn, msg, action, payload,
 //	                             status, createdAt, window, windowSec, expiresAt
+//
+// An answer's record is keyed by its message id (<key> is "=" and the id, or
+// "~" and the id's SHA-256 when the id is too long for a sort key); it is
+// the single item on which every decision about that answer is a
+// conditional write: cancelling it, superseding it, taking its end. The
+// `answer` item only says which answer is current, to find it for a cancel
+// without an id and for the next StartAnswer.
 //
 // Suggestions are keyed by their own id, so a confirm finds one with a
 // single key lookup; the owning connection is an attribute checked in every
@@ -25,15 +34,21 @@
 // delete an item: enable TTL on the attribute `ttl`. TTL deletion is lazy
 // (it can take days), so correctness never relies on it: expiry is decided
 // by expiresAt in conditions and reads. A suggestion's ttl is at least five
-// minutes (lambda.Retention) after its expiry; connections, answers and
-// references get three hours, longer than API Gateway keeps a connection.
+// minutes (lambda.Retention) after its expiry; connections, answers, answer
+// records and references get three hours, longer than API Gateway keeps a
+// connection.
 //
 // # Atomicity
 //
 // Every transition is one conditional write (PutItem, UpdateItem or
 // DeleteItem with a ConditionExpression), so racing invocations on different
 // instances agree: of 20 concurrent confirms exactly one claims the
-// suggestion. When a claim's condition fails, the outcome is read back with
+// suggestion, and of the invocations racing for an answer's end exactly one
+// takes it. StartAnswer writes the new answer's record before it becomes
+// current, then supersedes the previous one with a conditional write on its
+// record (which fails if that answer's end was taken meanwhile: it ended on
+// its own). ReleaseAnswer deletes the record, then the `answer` item if it
+// still names that message. When a claim's condition fails, the outcome is read back with
 // a strongly consistent GetItem; since a suggestion never returns to
 // pending, what that read sees is an outcome the claim may report.
 // WithdrawSuggestions makes one conditional write per suggestion, and
@@ -50,6 +65,8 @@ package dynamostore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -105,6 +122,7 @@ const (
 	aConnected = "connectedAt"
 	aMsg       = "msg"
 	aCancelled = "cancelled"
+	aTaken     = "taken"
 	aConn      = "conn"
 	aAction    = "action"
 	aPayload   = "payload"
@@ -122,7 +140,7 @@ const connLife = 3 * time.Hour
 // names maps #name placeholders to attribute names (every attribute is
 // written as #name: several are DynamoDB reserved words).
 var names = map[string]string{
-	"#pk": aPK, "#sk": aSK, "#ttl": aTTL, "#msg": aMsg, "#cancelled": aCancelled,
+	"#pk": aPK, "#sk": aSK, "#ttl": aTTL, "#msg": aMsg, "#cancelled": aCancelled, "#taken": aTaken,
 	"#conn": aConn, "#status": aStatus, "#window": aWindow, "#windowSec": aWindowSec, "#expiresAt": aExpires,
 }
 
@@ -175,7 +193,25 @@ func key(pk, sk string) map[string]types.AttributeValue {
 }
 
 func answerKey(connID string) map[string]types.AttributeValue { return key(connPK(connID), "answer") }
-func suggKey(id string) map[string]types.AttributeValue       { return key(suggPK(id), "sugg") }
+
+func suggKey(id string) map[string]types.AttributeValue { return key(suggPK(id), "sugg") }
+
+// maxIDInKey is the longest message id used as it is in a sort key
+// (DynamoDB allows 1024 bytes).
+const maxIDInKey = 512
+
+// recordSK is the sort key of the record of answer msgID.
+func recordSK(msgID string) string {
+	if len(msgID) <= maxIDInKey {
+		return "answer#=" + msgID
+	}
+	sum := sha256.Sum256([]byte(msgID))
+	return "answer#~" + hex.EncodeToString(sum[:])
+}
+
+func recordKey(connID, msgID string) map[string]types.AttributeValue {
+	return key(connPK(connID), recordSK(msgID))
+}
 
 // conditionFailed reports whether err is a failed ConditionExpression.
 func conditionFailed(err error) bool {
@@ -199,8 +235,9 @@ func (st *Store) PutConnection(ctx context.Context, c lambda.Connection) error {
 }
 
 // DeleteConnection implements lambda.Store: the connection's suggestions
-// are deleted (later confirms: unknown), then its answer record (a
-// streaming answer sees itself cancelled), references and the connection.
+// are deleted (later confirms: unknown), then its answer records (a
+// streaming answer sees itself cancelled), the current answer, references
+// and the connection.
 func (st *Store) DeleteConnection(ctx context.Context, connID string) error {
 	ctx, cancel := st.ctx(ctx)
 	defer cancel()
@@ -222,7 +259,7 @@ func (st *Store) DeleteConnection(ctx context.Context, connID string) error {
 			}
 		}
 	}
-	// the answer first, the connection item last
+	// the answers first, the connection item last
 	for _, sk := range sortKeys(items) {
 		if _, err := st.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &st.table, Key: key(connPK(connID), sk)}); err != nil {
 			return wrap("delete connection", err)
@@ -231,15 +268,17 @@ func (st *Store) DeleteConnection(ctx context.Context, connID string) error {
 	return nil
 }
 
-// sortKeys orders a connection's items for deletion: answer, references,
-// connection.
+// sortKeys orders a connection's items for deletion: answer records, the
+// current answer, references, connection.
 func sortKeys(items []map[string]types.AttributeValue) []string {
 	var first, mid, last []string
 	for _, it := range items {
-		switch sk := str(it[aSK]); sk {
-		case "answer":
+		switch sk := str(it[aSK]); {
+		case strings.HasPrefix(sk, "answer#"):
+			first = append([]string{sk}, first...)
+		case sk == "answer":
 			first = append(first, sk)
-		case "conn":
+		case sk == "conn":
 			last = append(last, sk)
 		default:
 			mid = append(mid, sk)
@@ -278,85 +317,166 @@ func (st *Store) query(ctx context.Context, pk, prefix string) ([]map[string]typ
 	}
 }
 
-// StartAnswer implements lambda.Store: one PutItem that returns the record
-// it replaced.
+// StartAnswer implements lambda.Store: the new record (PutItem), then the
+// `answer` item naming it (PutItem returning the one it replaced), then, if
+// there was a previous answer, one conditional UpdateItem that cancels it
+// unless it was cancelled already or its end taken.
 func (st *Store) StartAnswer(ctx context.Context, connID, msgID string, now time.Time) (string, error) {
 	ctx, cancel := st.ctx(ctx)
 	defer cancel()
-	item := answerKey(connID)
-	item[aMsg] = s(msgID)
-	item[aCancelled] = b(false)
-	item[aTTL] = ttlAt(now.Add(connLife))
-	out, err := st.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &st.table, Item: item, ReturnValues: types.ReturnValueAllOld})
-	if err != nil {
+	rec := recordKey(connID, msgID)
+	rec[aMsg] = s(msgID)
+	rec[aCancelled] = b(false)
+	rec[aTaken] = b(false)
+	rec[aTTL] = ttlAt(now.Add(connLife))
+	if _, err := st.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &st.table, Item: rec}); err != nil {
 		return "", wrap("start answer", err)
 	}
-	if len(out.Attributes) > 0 && !boolean(out.Attributes[aCancelled]) {
-		return str(out.Attributes[aMsg]), nil
+	cur := answerKey(connID)
+	cur[aMsg] = s(msgID)
+	cur[aTTL] = ttlAt(now.Add(connLife))
+	out, err := st.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &st.table, Item: cur, ReturnValues: types.ReturnValueAllOld})
+	if err != nil {
+		// not started: the record would only wait for its ttl
+		st.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &st.table, Key: recordKey(connID, msgID)})
+		return "", wrap("start answer", err)
 	}
-	return "", nil
+	prev := str(out.Attributes[aMsg])
+	if prev == "" || prev == msgID {
+		return "", nil
+	}
+	if _, err := st.cancel(ctx, connID, prev); err != nil {
+		return "", wrap("supersede answer", err)
+	}
+	return prev, nil
 }
 
-// CancelAnswer implements lambda.Store: one conditional UpdateItem.
-func (st *Store) CancelAnswer(ctx context.Context, connID, msgID string) (string, error) {
-	ctx, cancel := st.ctx(ctx)
-	defer cancel()
-	cond := "attribute_exists(#msg) AND #cancelled = :false"
-	vals := map[string]types.AttributeValue{":false": b(false), ":true": b(true)}
-	if msgID != "" {
-		cond += " AND #msg = :m"
-		vals[":m"] = s(msgID)
-	}
+// cancel sets the cancel flag of an active answer's record: one conditional
+// UpdateItem. It reports whether it did.
+func (st *Store) cancel(ctx context.Context, connID, msgID string) (bool, error) {
+	cond := "attribute_exists(#pk) AND #cancelled = :false AND #taken = :false"
 	update := "SET #cancelled = :true"
-	out, err := st.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &st.table, Key: answerKey(connID),
+	_, err := st.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &st.table, Key: recordKey(connID, msgID),
 		ConditionExpression:       aws.String(cond),
 		UpdateExpression:          aws.String(update),
 		ExpressionAttributeNames:  exprNames(cond, update),
-		ExpressionAttributeValues: vals,
-		ReturnValues:              types.ReturnValueAllNew,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":false": b(false), ":true": b(true)},
 	})
 	if conditionFailed(err) {
-		return "", nil
+		return false, nil
 	}
-	if err != nil {
+	return err == nil, err
+}
+
+// CancelAnswer implements lambda.Store: one conditional UpdateItem on the
+// answer's record, after a strongly consistent GetItem of the current
+// answer when msgID is "".
+func (st *Store) CancelAnswer(ctx context.Context, connID, msgID string) (string, error) {
+	ctx, cancel := st.ctx(ctx)
+	defer cancel()
+	if msgID == "" {
+		out, err := st.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.table, Key: answerKey(connID), ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			return "", wrap("cancel answer", err)
+		}
+		if msgID = str(out.Item[aMsg]); msgID == "" {
+			return "", nil
+		}
+	}
+	ok, err := st.cancel(ctx, connID, msgID)
+	if err != nil || !ok {
 		return "", wrap("cancel answer", err)
 	}
-	return str(out.Attributes[aMsg]), nil
+	return msgID, nil
+}
+
+// record reads an answer's record, strongly consistently (nil: none).
+func (st *Store) record(ctx context.Context, connID, msgID string) (map[string]types.AttributeValue, error) {
+	out, err := st.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.table, Key: recordKey(connID, msgID), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, err
+	}
+	return out.Item, nil
 }
 
 // AnswerCancelled implements lambda.Store: one strongly consistent GetItem.
 func (st *Store) AnswerCancelled(ctx context.Context, connID, msgID string) (bool, error) {
 	ctx, cancel := st.ctx(ctx)
 	defer cancel()
-	out, err := st.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.table, Key: answerKey(connID), ConsistentRead: aws.Bool(true)})
+	it, err := st.record(ctx, connID, msgID)
 	if err != nil {
 		return true, wrap("read cancel flag", err)
 	}
-	it := out.Item
-	return len(it) == 0 || str(it[aMsg]) != msgID || boolean(it[aCancelled]), nil
+	return len(it) == 0 || boolean(it[aCancelled]) || boolean(it[aTaken]), nil
 }
 
-// EndAnswer implements lambda.Store: one conditional DeleteItem that
-// returns the record it deleted.
-func (st *Store) EndAnswer(ctx context.Context, connID, msgID string) (bool, error) {
-	ctx, cancel := st.ctx(ctx)
-	defer cancel()
-	cond := "#msg = :m"
-	out, err := st.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: &st.table, Key: answerKey(connID),
-		ConditionExpression:       aws.String(cond),
-		ExpressionAttributeNames:  exprNames(cond),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":m": s(msgID)},
-		ReturnValues:              types.ReturnValueAllOld,
+// take takes the end of an answer whose record's cancel flag is cancelled:
+// one conditional UpdateItem.
+func (st *Store) take(ctx context.Context, connID, msgID string, cancelled bool) (bool, error) {
+	cond := "attribute_exists(#pk) AND #cancelled = :cancelled AND #taken = :false"
+	update := "SET #taken = :true"
+	_, err := st.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &st.table, Key: recordKey(connID, msgID),
+		ConditionExpression:      aws.String(cond),
+		UpdateExpression:         aws.String(update),
+		ExpressionAttributeNames: exprNames(cond, update),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":cancelled": b(cancelled), ":false": b(false), ":true": b(true),
+		},
 	})
 	if conditionFailed(err) {
 		return false, nil
 	}
-	if err != nil {
-		return false, wrap("end answer", err)
+	return err == nil, err
+}
+
+// EndAnswer implements lambda.Store: one conditional UpdateItem.
+func (st *Store) EndAnswer(ctx context.Context, connID, msgID string) (bool, error) {
+	ctx, cancel := st.ctx(ctx)
+	defer cancel()
+	ok, err := st.take(ctx, connID, msgID, false)
+	return ok, wrap("end answer", err)
+}
+
+// TakeAnswerEnd implements lambda.Store: one conditional UpdateItem.
+func (st *Store) TakeAnswerEnd(ctx context.Context, connID, msgID string) (bool, error) {
+	ctx, cancel := st.ctx(ctx)
+	defer cancel()
+	ok, err := st.take(ctx, connID, msgID, true)
+	return ok, wrap("take answer end", err)
+}
+
+// ReleaseAnswer implements lambda.Store: the record is deleted, then the
+// `answer` item if it names msgID (conditional DeleteItem).
+func (st *Store) ReleaseAnswer(ctx context.Context, connID, msgID string) error {
+	ctx, cancel := st.ctx(ctx)
+	defer cancel()
+	if _, err := st.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &st.table, Key: recordKey(connID, msgID)}); err != nil {
+		return wrap("release answer", err)
 	}
-	return !boolean(out.Attributes[aCancelled]), nil
+	cond := "#msg = :m"
+	_, err := st.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: &st.table, Key: answerKey(connID),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  exprNames(cond),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":m": s(msgID)},
+	})
+	if conditionFailed(err) {
+		return nil
+	}
+	return wrap("release answer", err)
+}
+
+// AnswerReleased implements lambda.Store: one strongly consistent GetItem.
+func (st *Store) AnswerReleased(ctx context.Context, connID, msgID string) (bool, error) {
+	ctx, cancel := st.ctx(ctx)
+	defer cancel()
+	it, err := st.record(ctx, connID, msgID)
+	if err != nil {
+		return false, wrap("read answer", err)
+	}
+	return len(it) == 0, nil
 }
 
 // retentionTTL is the ttl of a suggestion that expires at t.

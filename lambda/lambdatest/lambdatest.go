@@ -197,3 +197,89 @@ func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
 
 var _ lambda.Clock = (*Clock)(nil)
 var _ lambda.Sender = (*Sender)(nil)
+
+// CheckFlows checks the order of the frames sent to one connection against
+// SPEC §5 and §7, and returns the first violation. Every message's frames
+// are sources, stream…, then its end: stream_end done or blocked followed
+// by response and optionally action_suggestion, or stream_end cancelled, or
+// an internal error; a message superseded before it started may get only
+// its stream_end cancelled, one that failed to start only its error.
+// Nothing of a message follows its end (in particular no stream frame after
+// stream_end cancelled), a message gets one end, and a message's frames do
+// not begin before the previous message's end (a superseded answer's
+// stream_end cancelled comes first). action_executed frames and refusals
+// (errors other than internal, or without an id) are ignored.
+func CheckFlows(fs []Frame) error {
+	type state int
+	const (
+		started  state = iota + 1 // sources sent, streaming
+		ended                     // stream_end done/blocked sent: response due
+		answered                  // response sent: an action_suggestion may follow
+		closed                    // nothing more
+	)
+	at := map[string]state{}
+	open := "" // the message whose frames came last
+	for i, f := range fs {
+		if f.Type == lambda.TypeActionExecuted || f.ID == "" || f.Type == lambda.TypeError && f.Code != lambda.EInternal {
+			continue
+		}
+		bad := func(why string) error {
+			return fmt.Errorf("frame %d %s: %s; frames: %s", i, f, why, Summary(fs))
+		}
+		st, seen := at[f.ID]
+		if open != f.ID {
+			switch at[open] {
+			case started, ended:
+				return bad("before the end of " + open)
+			case answered:
+				at[open] = closed
+			}
+			if seen {
+				return bad("after the end of its message")
+			}
+		}
+		if st == closed {
+			return bad("after the end of its message")
+		}
+		switch f.Type {
+		case lambda.TypeSources:
+			if seen {
+				return bad("sources twice")
+			}
+			st = started
+		case lambda.TypeStream:
+			if st != started {
+				return bad("stream outside the stream")
+			}
+		case lambda.TypeStreamEnd:
+			switch {
+			case f.Reason == lambda.ReasonCancelled && (st == started || !seen):
+				st = closed
+			case f.Reason != lambda.ReasonCancelled && st == started:
+				st = ended
+			default:
+				return bad("stream_end outside the stream")
+			}
+		case lambda.TypeResponse:
+			if st != ended {
+				return bad("response without stream_end")
+			}
+			st = answered
+		case lambda.TypeActionSuggestion:
+			if st != answered {
+				return bad("action_suggestion without response")
+			}
+			st = closed
+		case lambda.TypeError:
+			if seen && st != started {
+				return bad("error outside the stream")
+			}
+			st = closed
+		default:
+			return bad("unknown frame")
+		}
+		at[f.ID] = st
+		open = f.ID
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -75,120 +76,303 @@ func StoreConformance(t *testing.T, newStore func(t *testing.T) lambda.Store) {
 		must(t, s.DeleteConnection(ctx, "never"))
 	})
 
+	released := func(t *testing.T, s lambda.Store, conn, msg string, want bool) {
+		t.Helper()
+		got, err := s.AnswerReleased(ctx, conn, msg)
+		must(t, err)
+		if got != want {
+			t.Fatalf("AnswerReleased(%s, %s) = %v, want %v", conn, msg, got, want)
+		}
+	}
+	start := func(t *testing.T, s lambda.Store, conn, msg, wantPrev string) {
+		t.Helper()
+		prev, err := s.StartAnswer(ctx, conn, msg, t0)
+		must(t, err)
+		str(t, "StartAnswer("+conn+", "+msg+")", prev, wantPrev)
+	}
+	cancelAnswer := func(t *testing.T, s lambda.Store, conn, msg, want string) {
+		t.Helper()
+		got, err := s.CancelAnswer(ctx, conn, msg)
+		must(t, err)
+		str(t, "CancelAnswer("+conn+", "+msg+")", got, want)
+	}
+	end := func(t *testing.T, s lambda.Store, conn, msg string, want bool) {
+		t.Helper()
+		got, err := s.EndAnswer(ctx, conn, msg)
+		must(t, err)
+		boolean(t, "EndAnswer("+conn+", "+msg+")", got, want)
+	}
+	take := func(t *testing.T, s lambda.Store, conn, msg string, want bool) {
+		t.Helper()
+		got, err := s.TakeAnswerEnd(ctx, conn, msg)
+		must(t, err)
+		boolean(t, "TakeAnswerEnd("+conn+", "+msg+")", got, want)
+	}
+	release := func(t *testing.T, s lambda.Store, conn, msg string) {
+		t.Helper()
+		must(t, s.ReleaseAnswer(ctx, conn, msg))
+	}
+
 	t.Run("AnswerStartEnd", func(t *testing.T) {
 		s := newStore(t)
 		cancelled(t, s, "c1", "m1", true) // unknown answer must stop
-		prev, err := s.StartAnswer(ctx, "c1", "m1", t0)
-		must(t, err)
-		str(t, "first StartAnswer", prev, "")
+		released(t, s, "c1", "m1", true)
+		start(t, s, "c1", "m1", "")
 		cancelled(t, s, "c1", "m1", false)
 		cancelled(t, s, "c1", "other", true)
-		ended, err := s.EndAnswer(ctx, "c1", "m1")
-		must(t, err)
-		boolean(t, "EndAnswer active", ended, true)
+		released(t, s, "c1", "m1", false)
+		take(t, s, "c1", "m1", false) // active: its end is not a cancelled one
+		end(t, s, "c1", "m1", true)
+		cancelled(t, s, "c1", "m1", true) // ended: must stop
+		end(t, s, "c1", "m1", false)      // taken once
+		take(t, s, "c1", "m1", false)
+		cancelAnswer(t, s, "c1", "", "") // ending: nothing to cancel
+		cancelAnswer(t, s, "c1", "m1", "")
+		released(t, s, "c1", "m1", false) // kept until its end is sent
+		release(t, s, "c1", "m1")
+		released(t, s, "c1", "m1", true)
 		cancelled(t, s, "c1", "m1", true)
-		ended, err = s.EndAnswer(ctx, "c1", "m1")
-		must(t, err)
-		boolean(t, "EndAnswer twice", ended, false)
-		prev, err = s.StartAnswer(ctx, "c1", "m2", t0)
-		must(t, err)
-		str(t, "StartAnswer after end", prev, "")
+		release(t, s, "c1", "m1") // no record: not an error
+		release(t, s, "c9", "m9")
+		start(t, s, "c1", "m2", "")
+		start(t, s, "c1", "m2", "") // restarting the same id: no previous
+		cancelled(t, s, "c1", "m2", false)
 	})
 
 	t.Run("AnswerSupersede", func(t *testing.T) {
 		s := newStore(t)
-		_, err := s.StartAnswer(ctx, "c1", "m1", t0)
-		must(t, err)
-		prev, err := s.StartAnswer(ctx, "c1", "m2", t0)
-		must(t, err)
-		str(t, "superseded", prev, "m1")
+		start(t, s, "c1", "m1", "")
+		start(t, s, "c1", "m2", "m1")
 		cancelled(t, s, "c1", "m1", true)
 		cancelled(t, s, "c1", "m2", false)
-		ended, err := s.EndAnswer(ctx, "c1", "m1")
-		must(t, err)
-		boolean(t, "EndAnswer superseded", ended, false)
-		cancelled(t, s, "c1", "m2", false) // m1's end did not touch m2
-		ended, err = s.EndAnswer(ctx, "c1", "m2")
-		must(t, err)
-		boolean(t, "EndAnswer m2", ended, true)
+		end(t, s, "c1", "m1", false)       // superseded: not done
+		cancelAnswer(t, s, "c1", "m1", "") // already cancelled
+		released(t, s, "c1", "m1", false)  // its stream_end is still owed
+		take(t, s, "c1", "m1", true)       // whoever sends it takes it
+		take(t, s, "c1", "m1", false)      // once
+		released(t, s, "c1", "m1", false)  // being sent
+		release(t, s, "c1", "m1")          // sent
+		released(t, s, "c1", "m1", true)   // the waiters go on
+		cancelled(t, s, "c1", "m2", false) // m1's release did not touch m2
+		cancelAnswer(t, s, "c1", "", "m2") // m2 is still current
+		take(t, s, "c1", "m2", true)
+		release(t, s, "c1", "m2")
+		start(t, s, "c1", "m3", "")
+	})
+
+	t.Run("AnswerSupersedeEnding", func(t *testing.T) {
+		// the previous answer's end was taken (done) but not sent yet: it
+		// is not cancelled, and the new answer still waits for it
+		s := newStore(t)
+		start(t, s, "c1", "m1", "")
+		end(t, s, "c1", "m1", true)
+		start(t, s, "c1", "m2", "m1")
+		take(t, s, "c1", "m1", false)
+		released(t, s, "c1", "m1", false)
+		release(t, s, "c1", "m1")
+		released(t, s, "c1", "m1", true)
+		cancelAnswer(t, s, "c1", "", "m2")
+	})
+
+	t.Run("AnswerSupersedeCancelled", func(t *testing.T) {
+		// cancelled, its stream_end not sent yet: the next answer gets its
+		// id to wait for
+		s := newStore(t)
+		start(t, s, "c1", "m1", "")
+		cancelAnswer(t, s, "c1", "m1", "m1")
+		start(t, s, "c1", "m2", "m1")
+		take(t, s, "c1", "m1", true)
+		release(t, s, "c1", "m1")
+		start(t, s, "c1", "m3", "m2")
+		take(t, s, "c1", "m2", true) // m2 superseded
+		end(t, s, "c1", "m3", true)
 	})
 
 	t.Run("AnswerCancel", func(t *testing.T) {
 		s := newStore(t)
-		got, err := s.CancelAnswer(ctx, "c1", "")
-		must(t, err)
-		str(t, "cancel with nothing active", got, "")
-		_, err = s.StartAnswer(ctx, "c1", "m1", t0)
-		must(t, err)
-		got, err = s.CancelAnswer(ctx, "c1", "other")
-		must(t, err)
-		str(t, "cancel other id", got, "")
+		cancelAnswer(t, s, "c1", "", "") // nothing active
+		start(t, s, "c1", "m1", "")
+		cancelAnswer(t, s, "c1", "other", "")
 		cancelled(t, s, "c1", "m1", false)
-		got, err = s.CancelAnswer(ctx, "c1", "m1")
-		must(t, err)
-		str(t, "cancel", got, "m1")
+		cancelAnswer(t, s, "c1", "m1", "m1")
 		cancelled(t, s, "c1", "m1", true)
-		got, err = s.CancelAnswer(ctx, "c1", "")
-		must(t, err)
-		str(t, "repeated cancel", got, "")
-		prev, err := s.StartAnswer(ctx, "c1", "m2", t0)
-		must(t, err)
-		str(t, "StartAnswer after cancel", prev, "") // m1 already got its stream_end
-		ended, err := s.EndAnswer(ctx, "c1", "m1")
-		must(t, err)
-		boolean(t, "EndAnswer cancelled+superseded", ended, false)
-		got, err = s.CancelAnswer(ctx, "c1", "")
-		must(t, err)
-		str(t, "cancel without id", got, "m2")
-		ended, err = s.EndAnswer(ctx, "c1", "m2")
-		must(t, err)
-		boolean(t, "EndAnswer cancelled", ended, false)
+		cancelAnswer(t, s, "c1", "", "") // repeated
+		cancelAnswer(t, s, "c1", "m1", "")
+		end(t, s, "c1", "m1", false) // the streamer lost: no done
+		take(t, s, "c1", "m1", true)
+		release(t, s, "c1", "m1")
+		cancelAnswer(t, s, "c1", "", "") // released: nothing current
+		start(t, s, "c1", "m2", "")
+		cancelAnswer(t, s, "c1", "", "m2")
+		end(t, s, "c1", "m2", false)
 		cancelled(t, s, "c1", "m2", true)
+		take(t, s, "c1", "m2", true)
+	})
+
+	t.Run("AnswerLongID", func(t *testing.T) {
+		s := newStore(t)
+		long := strings.Repeat("é", 1500) // 3000 bytes
+		start(t, s, "c1", long, "")
+		start(t, s, "c1", long+"x", long)
+		cancelled(t, s, "c1", long, true)
+		cancelled(t, s, "c1", long+"x", false)
+		take(t, s, "c1", long, true)
+		release(t, s, "c1", long)
+		released(t, s, "c1", long, true)
+		released(t, s, "c1", long+"x", false)
+		cancelAnswer(t, s, "c1", "", long+"x")
 	})
 
 	t.Run("AnswersPerConnection", func(t *testing.T) {
 		s := newStore(t)
-		_, err := s.StartAnswer(ctx, "c1", "m1", t0)
-		must(t, err)
-		prev, err := s.StartAnswer(ctx, "c2", "m1", t0)
-		must(t, err)
-		str(t, "other connection", prev, "")
-		got, err := s.CancelAnswer(ctx, "c2", "")
-		must(t, err)
-		str(t, "cancel c2", got, "m1")
+		start(t, s, "c1", "m1", "")
+		start(t, s, "c2", "m1", "")
+		cancelAnswer(t, s, "c2", "", "m1")
 		cancelled(t, s, "c1", "m1", false)
+		take(t, s, "c1", "m1", false)
+		take(t, s, "c2", "m1", true)
+		release(t, s, "c2", "m1")
+		released(t, s, "c1", "m1", false)
+		end(t, s, "c1", "m1", true)
 	})
 
 	t.Run("DeleteConnectionStopsAnswer", func(t *testing.T) {
 		s := newStore(t)
 		must(t, s.PutConnection(ctx, lambda.Connection{ID: "c1", ConnectedAt: t0}))
-		_, err := s.StartAnswer(ctx, "c1", "m1", t0)
-		must(t, err)
+		start(t, s, "c1", "m1", "")
+		start(t, s, "c1", "m2", "m1") // m1's end still owed
 		must(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
 		must(t, s.DeleteConnection(ctx, "c1"))
 		cancelled(t, s, "c1", "m1", true)
-		ended, err := s.EndAnswer(ctx, "c1", "m1")
-		must(t, err)
-		boolean(t, "EndAnswer after delete", ended, false)
+		cancelled(t, s, "c1", "m2", true)
+		released(t, s, "c1", "m1", true) // waiters go on
+		released(t, s, "c1", "m2", true)
+		end(t, s, "c1", "m2", false)
+		take(t, s, "c1", "m1", false)
+		cancelAnswer(t, s, "c1", "", "")
 		claim(t, s, "c1", "s1", t0, lambda.ClaimUnknown)
+		start(t, s, "c1", "m3", "")
 	})
 
 	t.Run("AnswerRace", func(t *testing.T) {
-		// the streamer's EndAnswer and a CancelAnswer race: exactly one wins
-		for i := 0; i < 50; i++ {
-			s := newStore(t)
-			_, err := s.StartAnswer(ctx, "c1", "m1", t0)
-			must(t, err)
+		// the streamer's EndAnswer and a CancelAnswer race: exactly one
+		// wins; after a cancel, the end is the cancelled one
+		s := newStore(t)
+		for i := range 50 {
+			conn := fmt.Sprintf("c%d", i)
+			start(t, s, conn, "m1", "")
 			var ended bool
 			var cancelledID string
+			var errs [2]error
 			var wg sync.WaitGroup
 			wg.Add(2)
-			go func() { defer wg.Done(); ended, _ = s.EndAnswer(ctx, "c1", "m1") }()
-			go func() { defer wg.Done(); cancelledID, _ = s.CancelAnswer(ctx, "c1", "m1") }()
+			go func() { defer wg.Done(); ended, errs[0] = s.EndAnswer(ctx, conn, "m1") }()
+			go func() { defer wg.Done(); cancelledID, errs[1] = s.CancelAnswer(ctx, conn, "m1") }()
 			wg.Wait()
+			must(t, errors.Join(errs[:]...))
 			if ended == (cancelledID != "") {
 				t.Fatalf("ended=%v cancelled=%q: want exactly one winner", ended, cancelledID)
 			}
+			take(t, s, conn, "m1", !ended)
+		}
+	})
+
+	t.Run("EndSupersedeRace", func(t *testing.T) {
+		// the streamer's EndAnswer races the next StartAnswer: m1 ends
+		// either done or superseded (its end then taken by TakeAnswerEnd),
+		// never both, never neither
+		s := newStore(t)
+		for i := range 50 {
+			conn := fmt.Sprintf("c%d", i)
+			start(t, s, conn, "m1", "")
+			var ended bool
+			var prev string
+			var errs [2]error
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { defer wg.Done(); ended, errs[0] = s.EndAnswer(ctx, conn, "m1") }()
+			go func() { defer wg.Done(); prev, errs[1] = s.StartAnswer(ctx, conn, "m2", t0) }()
+			wg.Wait()
+			must(t, errors.Join(errs[:]...))
+			str(t, "previous", prev, "m1") // not released yet in either case
+			take(t, s, conn, "m1", !ended)
+			cancelled(t, s, conn, "m2", false)
+		}
+	})
+
+	t.Run("TakeEndRace", func(t *testing.T) {
+		// many invocations (a streamer, cancels, superseding messages) race
+		// for the end of one cancelled answer: exactly one takes it
+		s := newStore(t)
+		for round := range 5 {
+			conn := fmt.Sprintf("c%d", round)
+			start(t, s, conn, "m1", "")
+			cancelAnswer(t, s, conn, "", "m1")
+			const n = 32
+			won := make([]bool, n)
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					if i%4 == 0 {
+						won[i], errs[i] = s.EndAnswer(ctx, conn, "m1") // never wins after a cancel
+					} else {
+						won[i], errs[i] = s.TakeAnswerEnd(ctx, conn, "m1")
+					}
+				})
+			}
+			wg.Wait()
+			must(t, errors.Join(errs...))
+			winners := 0
+			for _, w := range won {
+				if w {
+					winners++
+				}
+			}
+			if winners != 1 {
+				t.Fatalf("round %d: %d winners, want exactly one", round, winners)
+			}
+			released(t, s, conn, "m1", false)
+		}
+	})
+
+	t.Run("CancelRace", func(t *testing.T) {
+		// cancels with and without id and a superseding start race: m1 is
+		// cancelled once, and its end is taken once
+		s := newStore(t)
+		for round := range 10 {
+			conn := fmt.Sprintf("c%d", round)
+			start(t, s, conn, "m1", "")
+			const n = 8
+			got := make([]string, n)
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					switch i % 3 {
+					case 0:
+						got[i], errs[i] = s.CancelAnswer(ctx, conn, "")
+					case 1:
+						got[i], errs[i] = s.CancelAnswer(ctx, conn, "m1")
+					default:
+						got[i], errs[i] = s.StartAnswer(ctx, conn, fmt.Sprintf("m%d", 2+i), t0)
+					}
+				})
+			}
+			wg.Wait()
+			must(t, errors.Join(errs...))
+			cancels := 0
+			for i, g := range got {
+				if i%3 != 2 && g == "m1" {
+					cancels++
+				}
+			}
+			if cancels > 1 {
+				t.Fatalf("round %d: m1 cancelled %d times: %q", round, cancels, got)
+			}
+			cancelled(t, s, conn, "m1", true)
+			take(t, s, conn, "m1", true)
+			take(t, s, conn, "m1", false)
 		}
 	})
 
