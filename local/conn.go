@@ -66,7 +66,12 @@ type client struct {
 	log  *slog.Logger
 	obs  *frameObserver
 
-	send chan []byte
+	// The frames waiting for the writer (at most sendQueue), and a signal
+	// that there are some. A slice rather than a buffered channel: an idle
+	// connection holds no queue memory (a channel of 512 would hold 12 KB).
+	qmu   sync.Mutex
+	queue [][]byte
+	wake  chan struct{}
 
 	// quit is closed by close: the writer then sends the close frame (when
 	// code is not 0) and stops. code, reason and flush are set before.
@@ -100,7 +105,7 @@ func newClient(s *Server, ws *websocket.Conn, fl *frameLimitConn, p peer, log *s
 		peer:       p,
 		log:        log,
 		obs:        s.metrics.observer(),
-		send:       make(chan []byte, sendQueue),
+		wake:       make(chan struct{}, 1),
 		quit:       make(chan struct{}),
 		readerDone: make(chan struct{}),
 		writerDone: make(chan struct{}),
@@ -155,16 +160,58 @@ func (c *client) deliver(data []byte) error {
 	// The Sender contract does not promise that data stays untouched
 	// after Send returns; the writer needs it until it is written.
 	data = append([]byte(nil), data...)
-	select {
-	case c.send <- data:
-		c.touch()
-		c.obs.sent(data, time.Now())
-		return nil
-	default:
+	c.qmu.Lock()
+	queued := len(c.queue)
+	if queued < sendQueue {
+		c.queue = append(c.queue, data)
+	}
+	c.qmu.Unlock()
+	if queued >= sendQueue {
 		c.s.metrics.dropped.Inc()
-		c.log.Warn("dropping a client that does not read its frames", "queued", len(c.send))
+		c.log.Warn("dropping a client that does not read its frames", "queued", queued)
 		c.close(closePolicy, reasonSlow, false)
 		return c.gone()
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	c.touch()
+	c.obs.sent(data, time.Now())
+	return nil
+}
+
+// take empties the queue and returns what was in it.
+func (c *client) take() [][]byte {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	q := c.queue
+	c.queue = nil
+	return q
+}
+
+// writeQueued writes the frames queued, in one network write when there
+// are several; on failure the connection is closed.
+func (c *client) writeQueued() bool {
+	for {
+		q := c.take()
+		if len(q) == 0 {
+			return true
+		}
+		if len(q) > 1 && c.fl != nil {
+			c.fl.cork()
+		}
+		for _, data := range q {
+			if !c.write(data) {
+				return false
+			}
+		}
+		if len(q) > 1 && c.fl != nil {
+			if err := c.fl.uncork(); err != nil {
+				c.fail(err)
+				return false
+			}
+		}
 	}
 }
 
@@ -178,8 +225,8 @@ func (c *client) writePump() {
 	lastPing := time.Now()
 	for {
 		select {
-		case data := <-c.send:
-			if !c.write(data) {
+		case <-c.wake:
+			if !c.writeQueued() {
 				return
 			}
 		case now := <-tick.C:
@@ -229,18 +276,8 @@ func (c *client) finish() {
 		return
 	}
 	cfg := &c.s.cfg
-	if c.flush {
-	drain:
-		for {
-			select {
-			case data := <-c.send:
-				if !c.write(data) {
-					return
-				}
-			default:
-				break drain
-			}
-		}
+	if c.flush && !c.writeQueued() {
+		return
 	}
 	msg := websocket.FormatCloseMessage(c.code, c.reason)
 	if err := c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(cfg.CloseGrace)); err != nil {

@@ -29,6 +29,7 @@ type config struct {
 	Origins         []string // as given: hosts or origins
 	AuthToken       string
 	MaxConns        int
+	MaxConnsPerIP   int // 0: no cap
 	MaxFrame        int // bytes
 	MaxMessage      int // bytes
 	IdleTimeout     time.Duration
@@ -39,6 +40,7 @@ type config struct {
 	SuggestWindow   time.Duration
 	ShutdownTimeout time.Duration
 	NoWASM          bool
+	Pprof           bool // serve /debug/pprof/ to loopback clients
 	LogLevel        string
 	LogFormat       string // auto, text or json
 
@@ -59,6 +61,7 @@ func defaultConfig() config {
 		Mode:            lambda.ModeHold,
 		Seed:            1,
 		MaxConns:        1000,
+		MaxConnsPerIP:   100,
 		MaxFrame:        32 * 1024,
 		MaxMessage:      lambda.DefaultMaxBodyBytes,
 		IdleTimeout:     10 * time.Minute,
@@ -92,8 +95,10 @@ var flagGroups = []struct {
 		{"origins", "LIST", "comma-separated Origins allowed besides the server's own: hosts (app.example.com, http and https) or origins (https://app.example.com); * allows any"},
 		{"auth-token", "TOKEN", "when set, clients must connect with ?token=TOKEN (else HTTP 401)"},
 		{"max-conns", "N", "most simultaneous WebSocket connections; more get HTTP 503"},
+		{"max-conns-per-ip", "N", "most simultaneous WebSocket connections from one client address; more get HTTP 429; 0 no cap"},
 		{"no-wasm", "", "serve the page without building the in-browser guard (guardrail.wasm)"},
 		{"shutdown-timeout", "DURATION", "how long a shutdown waits for connections to close"},
+		{"pprof", "", "serve Go profiles at /debug/pprof/ (to loopback clients only; profiling and local/loadgen)"},
 		{"log-level", "LEVEL", "debug, info, warn or error"},
 		{"log-format", "FORMAT", "auto (text on a terminal, JSON otherwise), text or json"},
 	}},
@@ -133,7 +138,9 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	})
 	fs.StringVar(&cfg.AuthToken, "auth-token", cfg.AuthToken, "")
 	fs.IntVar(&cfg.MaxConns, "max-conns", cfg.MaxConns, "")
+	fs.IntVar(&cfg.MaxConnsPerIP, "max-conns-per-ip", cfg.MaxConnsPerIP, "")
 	fs.BoolVar(&cfg.NoWASM, "no-wasm", cfg.NoWASM, "")
+	fs.BoolVar(&cfg.Pprof, "pprof", cfg.Pprof, "")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "")
 	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "")
 	fs.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "")
@@ -219,6 +226,8 @@ func (c config) validate() error {
 		return bad("-hallucination-rate must be between 0 and 1")
 	case c.MaxConns < 1:
 		return bad("-max-conns must be at least 1")
+	case c.MaxConnsPerIP < 0:
+		return bad("-max-conns-per-ip must not be negative (0: no cap)")
 	case c.MaxFrame < 1 || c.MaxMessage < 1:
 		return bad("-max-frame and -max-message must be positive")
 	case c.IdleTimeout <= 0 || c.MaxConnAge <= 0:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 )
 
@@ -32,6 +33,54 @@ type frameLimitConn struct {
 	need     int      // its full length, once its second byte is known
 	skip     uint64   // payload bytes left of the current frame
 	tooLarge atomic.Bool
+
+	// While corked, writes are gathered and sent by uncork in one write
+	// (the writer corks around a batch of queued frames: one system call
+	// instead of one per frame).
+	wmu    sync.Mutex
+	corked bool
+	wbuf   *[]byte
+}
+
+var corkBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8192); return &b }}
+
+func (c *frameLimitConn) Write(p []byte) (int, error) {
+	c.wmu.Lock()
+	if c.corked {
+		*c.wbuf = append(*c.wbuf, p...)
+		c.wmu.Unlock()
+		return len(p), nil
+	}
+	c.wmu.Unlock()
+	return c.Conn.Write(p)
+}
+
+// cork starts gathering writes.
+func (c *frameLimitConn) cork() {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if !c.corked {
+		c.corked = true
+		c.wbuf = corkBuffers.Get().(*[]byte)
+	}
+}
+
+// uncork writes what was gathered (under the write deadline last set).
+func (c *frameLimitConn) uncork() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if !c.corked {
+		return nil
+	}
+	c.corked = false
+	b := c.wbuf
+	c.wbuf = nil
+	_, err := c.Conn.Write(*b)
+	if cap(*b) <= 64*1024 {
+		*b = (*b)[:0]
+		corkBuffers.Put(b)
+	}
+	return err
 }
 
 func newFrameLimitConn(c net.Conn, limit int) *frameLimitConn {

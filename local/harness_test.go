@@ -129,12 +129,24 @@ type testServer struct {
 // WASM build, debug logs kept), changed by opts.
 func startServer(t *testing.T, opts ...func(*config)) *testServer {
 	t.Helper()
-	return startServerDeps(t, nil, opts...)
+	return startServerWith(t, nil, opts...)
 }
 
 // startServerDeps is startServer with the wired dependencies changed by
 // withDeps (when not nil) before the server is built.
 func startServerDeps(t *testing.T, withDeps func(*deps), opts ...func(*config)) *testServer {
+	t.Helper()
+	return startServerWith(t, func(_ *testServer, d *deps) {
+		if withDeps != nil {
+			withDeps(d)
+		}
+	}, opts...)
+}
+
+// startServerWith is startServer with the dependencies changed by wrap
+// (after the tracking store and counting executors are in place) before the
+// server is built.
+func startServerWith(t *testing.T, wrap func(*testServer, *deps), opts ...func(*config)) *testServer {
 	t.Helper()
 	cfg := defaultConfig()
 	cfg.Addr = "127.0.0.1:0"
@@ -154,8 +166,8 @@ func startServerDeps(t *testing.T, withDeps func(*deps), opts ...func(*config)) 
 	ts.store = &trackingStore{MemStore: d.Store.(*lambda.MemStore), conns: map[string]bool{}}
 	d.Store = ts.store
 	d.Executors = ts.exec.executors()
-	if withDeps != nil {
-		withDeps(&d)
+	if wrap != nil {
+		wrap(ts, &d)
 	}
 	if ts.s, err = newServer(cfg, d); err != nil {
 		t.Fatal(err)

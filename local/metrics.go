@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -184,10 +185,40 @@ func (o *frameObserver) received(msgID string, now time.Time) {
 	}
 }
 
+// Most frames are `stream` frames and the largest are `sources`: of both,
+// only the type and id matter here, and they come first (the order of the
+// fields of lambda's frame types), so they are read without decoding the
+// frame.
+var (
+	streamPrefix  = []byte(`{"type":"stream","id":"`)
+	sourcesPrefix = []byte(`{"type":"sources","id":"`)
+)
+
+// frameHead returns the type and id of a stream or sources frame whose id
+// needs no unescaping.
+func frameHead(data []byte) (typ, id string, ok bool) {
+	var rest []byte
+	switch {
+	case bytes.HasPrefix(data, streamPrefix):
+		typ, rest = lambda.TypeStream, data[len(streamPrefix):]
+	case bytes.HasPrefix(data, sourcesPrefix):
+		typ, rest = lambda.TypeSources, data[len(sourcesPrefix):]
+	default:
+		return "", "", false
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return "", "", false
+	}
+	return typ, string(rest[:end]), true
+}
+
 // sent observes a frame sent to the client.
 func (o *frameObserver) sent(data []byte, now time.Time) {
 	var f outFrame
-	if json.Unmarshal(data, &f) != nil {
+	if typ, id, ok := frameHead(data); ok {
+		f.Type, f.ID = typ, id
+	} else if json.Unmarshal(data, &f) != nil {
 		return
 	}
 	m := o.m

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,10 @@ type deps struct {
 
 	// Reloader, when set, re-reads the -kb directory (run watches it).
 	Reloader *kb.Reloader
+
+	// WrapSender, when set, wraps the sender the handler replies through
+	// (fault injection in tests).
+	WrapSender func(lambda.Sender) lambda.Sender
 }
 
 // Server is the local server: the page, /healthz, /metrics, and the
@@ -59,6 +64,7 @@ type Server struct {
 	mu      sync.Mutex
 	closing bool
 	conns   int            // connections accepted or being accepted
+	perIP   map[string]int // conns by client address (only when MaxConnsPerIP > 0)
 	wg      sync.WaitGroup // one per connection counted in conns
 }
 
@@ -72,11 +78,15 @@ func newServer(cfg config, d deps) (*Server, error) {
 		d:       d,
 		log:     log,
 		reg:     newRegistry(),
+		perIP:   make(map[string]int),
 		metrics: newMetrics(),
 		started: time.Now(),
 		upgrader: websocket.Upgrader{
 			ReadBufferSize:  4096,
 			WriteBufferSize: 4096,
+			// A write buffer is taken for each frame written and given
+			// back: an idle connection holds none.
+			WriteBufferPool: writeBuffers,
 			// The origin is checked by the handler on CONNECT (SPEC §5),
 			// before the upgrade, exactly as in AWS: a foreign Origin
 			// never gets here.
@@ -87,11 +97,15 @@ func newServer(cfg config, d deps) (*Server, error) {
 	s.tick = min(cfg.PingPeriod, cfg.IdleTimeout/8, cfg.MaxConnAge/8)
 	s.tick = max(s.tick, 5*time.Millisecond)
 
+	var sender lambda.Sender = s.reg
+	if d.WrapSender != nil {
+		sender = d.WrapSender(sender)
+	}
 	h, err := lambda.New(lambda.Config{
 		Retriever: d.Retriever,
 		Model:     d.Model,
 		Store:     d.Store,
-		Sender:    s.reg,
+		Sender:    sender,
 		Clock:     d.Clock,
 		Executors: d.Executors,
 		Mode:      cfg.Mode,
@@ -120,6 +134,11 @@ func newServer(cfg config, d deps) (*Server, error) {
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.Handle("GET /metrics", s.metrics.handler())
 	s.mux.HandleFunc("/ws", s.serveWS)
+	if cfg.Pprof {
+		s.mux.Handle("/debug/pprof/", loopbackOnly(http.HandlerFunc(pprof.Index)))
+		s.mux.Handle("/debug/pprof/profile", loopbackOnly(http.HandlerFunc(pprof.Profile)))
+		s.mux.Handle("/debug/pprof/trace", loopbackOnly(http.HandlerFunc(pprof.Trace)))
+	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" && websocket.IsWebSocketUpgrade(r) {
 			s.serveWS(w, r)
@@ -129,6 +148,8 @@ func newServer(cfg config, d deps) (*Server, error) {
 	})
 	return s, nil
 }
+
+var writeBuffers = &sync.Pool{}
 
 // allowedOrigins turns -origins into the handler's AllowedOrigins: a bare
 // host allows it over http and https; an origin with a scheme, or "*", is
@@ -144,6 +165,19 @@ func allowedOrigins(list []string) []string {
 		}
 	}
 	return out
+}
+
+// loopbackOnly refuses requests that do not come from this machine
+// (profiles show the server's internals).
+func loopbackOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			http.Error(w, "profiles are served to loopback clients only", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -181,8 +215,11 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// admit counts a new connection in, or returns the HTTP status refusing it.
-func (s *Server) admit() (int, string) {
+// admit counts a new connection from client address ip in, or returns the
+// HTTP status refusing it: 503 when shutting down or full, 429 when that
+// address holds -max-conns-per-ip connections already (one client cannot
+// take every slot).
+func (s *Server) admit(ip string) (int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -190,15 +227,25 @@ func (s *Server) admit() (int, string) {
 		return http.StatusServiceUnavailable, "The server is shutting down."
 	case s.conns >= s.cfg.MaxConns:
 		return http.StatusServiceUnavailable, "Too many connections; try again later."
+	case s.cfg.MaxConnsPerIP > 0 && s.perIP[ip] >= s.cfg.MaxConnsPerIP:
+		return http.StatusTooManyRequests, "Too many connections from your address; try again later."
 	}
 	s.conns++
+	if s.cfg.MaxConnsPerIP > 0 {
+		s.perIP[ip]++
+	}
 	s.wg.Add(1)
 	return 0, ""
 }
 
-func (s *Server) release() {
+func (s *Server) release(ip string) {
 	s.mu.Lock()
 	s.conns--
+	if s.cfg.MaxConnsPerIP > 0 {
+		if s.perIP[ip]--; s.perIP[ip] <= 0 {
+			delete(s.perIP, ip)
+		}
+	}
 	s.mu.Unlock()
 	s.wg.Done()
 }
@@ -212,14 +259,17 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "This is groundwire's WebSocket endpoint; the page is at /.", http.StatusUpgradeRequired)
 		return
 	}
-	if code, msg := s.admit(); code != 0 {
+	p := newPeer(r, newID(), time.Now())
+	if code, msg := s.admit(p.sourceIP); code != 0 {
 		s.metrics.connect(code)
+		if code == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "10")
+		}
 		http.Error(w, msg, code)
 		return
 	}
-	defer s.release()
+	defer s.release(p.sourceIP)
 
-	p := newPeer(r, newID(), time.Now())
 	log := s.log.With("conn", p.connID)
 	resp, _ := s.handler.Handle(s.ctx, connectEvent(r, p))
 	if resp.StatusCode != http.StatusOK {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/groundwire/groundwire/lambda"
+)
+
+// The writer's cork: frames written while corked leave in one write, at
+// uncork; uncorked writes go straight through.
+func TestFrameLimitConnCork(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	fl := newFrameLimitConn(a, 1024)
+	got := make(chan []byte, 8)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := b.Read(buf)
+			if err != nil {
+				close(got)
+				return
+			}
+			got <- append([]byte(nil), buf[:n]...)
+		}
+	}()
+	if _, err := fl.Write([]byte("direct")); err != nil {
+		t.Fatal(err)
+	}
+	if w := <-got; string(w) != "direct" {
+		t.Fatalf("got %q", w)
+	}
+	fl.cork()
+	fl.Write([]byte("one,"))
+	fl.Write([]byte("two,"))
+	fl.Write([]byte("three"))
+	select {
+	case w := <-got:
+		t.Fatalf("%q written while corked", w)
+	case <-time.After(20 * time.Millisecond):
+	}
+	done := make(chan error)
+	go func() { done <- fl.uncork() }()
+	if w := <-got; !bytes.Equal(w, []byte("one,two,three")) {
+		t.Fatalf("got %q, want one write", w)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := fl.uncork(); err != nil { // not corked: nothing
+		t.Fatal(err)
+	}
+}
+
+// The metrics read the type and id of stream and sources frames without
+// decoding them; whatever the id, they agree with decoding.
+func TestMetricsFrameHead(t *testing.T) {
+	for _, id := range []string{"m1", "", `q"uote`, `back\slash`, "ünïcode", "<script>", "a\u2028b"} {
+		for _, v := range []any{
+			lambda.StreamFrame{Type: lambda.TypeStream, ID: id, Delta: ` "id":"x" `},
+			lambda.SourcesFrame{Type: lambda.TypeSources, ID: id, Citations: []lambda.Citation{{File: "f", Line: 1, Snippet: `"id":"y"`}}},
+			lambda.StreamEndFrame{Type: lambda.TypeStreamEnd, ID: id, Reason: lambda.ReasonDone},
+		} {
+			data, _ := json.Marshal(v)
+			var want outFrame
+			json.Unmarshal(data, &want)
+			if typ, got, ok := frameHead(data); ok && (typ != want.Type || got != want.ID) {
+				t.Errorf("%s: %q %q, want %q %q", data, typ, got, want.Type, want.ID)
+			} else if !ok && (want.Type == lambda.TypeStream || want.Type == lambda.TypeSources) && !strings.ContainsAny(id, `"\<>`+"\u2028") {
+				t.Errorf("%s: not read fast", data)
+			}
+		}
+	}
+}
