@@ -42,6 +42,7 @@ const (
 
 // Close codes (RFC 6455).
 const (
+	closeNormal         = websocket.CloseNormalClosure   // 1000: DeleteConnection (-lambda)
 	closeGoingAway      = websocket.CloseGoingAway       // 1001: shutdown, idle, age
 	closePolicy         = websocket.ClosePolicyViolation // 1008: client does not read
 	closeTooBig         = websocket.CloseMessageTooBig   // 1009: frame or message too large

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -29,9 +30,10 @@ type config struct {
 	Origins         []string // as given: hosts or origins
 	AuthToken       string
 	MaxConns        int
-	MaxConnsPerIP   int // 0: no cap
-	MaxFrame        int // bytes
-	MaxMessage      int // bytes
+	MaxConnsPerIP   int      // 0: no cap
+	Lambda          []string // Lambda runtime invoke endpoints to forward events to
+	MaxFrame        int      // bytes
+	MaxMessage      int      // bytes
 	IdleTimeout     time.Duration
 	MaxConnAge      time.Duration
 	Rate            float64
@@ -102,6 +104,9 @@ var flagGroups = []struct {
 		{"log-level", "LEVEL", "debug, info, warn or error"},
 		{"log-format", "FORMAT", "auto (text on a terminal, JSON otherwise), text or json"},
 	}},
+	{"AWS emulation", []flagDoc{
+		{"lambda", "URL", "forward every event to this Lambda runtime invoke endpoint (the Runtime Interface Emulator running lambda/bootstrap) instead of the built-in handler, and serve the Management API at /@connections/ to loopback clients; repeat or comma-separate to spread overlapping invocations"},
+	}},
 	{"Agent", []flagDoc{
 		{"kb", "DIR", "knowledge base: a directory of markdown files (default: the embedded one)"},
 		{"kb-watch", "DURATION", "how often to look for changes in the -kb directory and reload it; 0 never"},
@@ -144,6 +149,15 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "")
 	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "")
 	fs.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "")
+
+	fs.Func("lambda", "", func(v string) error {
+		for _, u := range strings.Split(v, ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				cfg.Lambda = append(cfg.Lambda, u)
+			}
+		}
+		return nil
+	})
 
 	fs.StringVar(&cfg.KBDir, "kb", cfg.KBDir, "")
 	fs.DurationVar(&cfg.KBWatch, "kb-watch", cfg.KBWatch, "")
@@ -240,6 +254,11 @@ func (c config) validate() error {
 		return bad("-suggestion-window must be positive")
 	case c.ShutdownTimeout <= 0:
 		return bad("-shutdown-timeout must be positive")
+	}
+	for _, u := range c.Lambda {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return bad("-lambda wants an http(s) URL of a Lambda runtime invoke endpoint, not %q", u)
+		}
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return bad("%v", err)

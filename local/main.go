@@ -61,8 +61,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "local: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "groundwire listening on %s (knowledge base: %s, %d snippets; model: %s)\n",
-		displayURL(cfg.Addr, ln.Addr()), d.KB, d.Snippets(), d.ModelName)
+	if len(cfg.Lambda) > 0 {
+		fmt.Fprintf(stdout, "groundwire listening on %s, forwarding events to %s; Management API at %s/%s/@connections\n",
+			displayURL(cfg.Addr, ln.Addr()), strings.Join(cfg.Lambda, ", "), displayURL(cfg.Addr, ln.Addr()), stage)
+	} else {
+		fmt.Fprintf(stdout, "groundwire listening on %s (knowledge base: %s, %d snippets; model: %s)\n",
+			displayURL(cfg.Addr, ln.Addr()), d.KB, d.Snippets(), d.ModelName)
+	}
 	if cfg.AuthToken != "" {
 		fmt.Fprintln(stdout, "auth token required: open the page with ?token=<the token>")
 	}

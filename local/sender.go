@@ -27,13 +27,18 @@ var _ lambda.Sender = (*registry)(nil)
 // open, is closing, or was dropped for not reading gives an error wrapping
 // lambda.ErrGone, as API Gateway's 410 Gone does.
 func (r *registry) Send(_ context.Context, connID string, data []byte) error {
-	r.mu.RLock()
-	c := r.clients[connID]
-	r.mu.RUnlock()
+	c := r.get(connID)
 	if c == nil {
 		return fmt.Errorf("connection %s: %w", connID, lambda.ErrGone)
 	}
 	return c.deliver(data)
+}
+
+// get returns the open connection with the id, or nil.
+func (r *registry) get(id string) *client {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.clients[id]
 }
 
 func (r *registry) add(c *client) {

@@ -11,10 +11,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/gorilla/websocket"
 
 	"github.com/groundwire/groundwire/kb"
 	"github.com/groundwire/groundwire/lambda"
+	"github.com/groundwire/groundwire/lambda/emulator"
 )
 
 // deps are what the server is wired from (main's wire, or tests).
@@ -41,6 +43,12 @@ type deps struct {
 	WrapSender func(lambda.Sender) lambda.Sender
 }
 
+// invoker runs one API Gateway event: the lambda handler in process, or
+// the forwarder to a Lambda runtime endpoint (-lambda).
+type invoker interface {
+	Handle(context.Context, events.APIGatewayWebsocketProxyRequest) (events.APIGatewayProxyResponse, error)
+}
+
 // Server is the local server: the page, /healthz, /metrics, and the
 // WebSocket endpoint that turns a connection into the API Gateway events
 // the lambda handler takes.
@@ -48,7 +56,7 @@ type Server struct {
 	cfg      config
 	d        deps
 	log      *slog.Logger
-	handler  *lambda.Handler
+	handler  invoker
 	reg      *registry
 	metrics  *metrics
 	mux      *http.ServeMux
@@ -101,30 +109,41 @@ func newServer(cfg config, d deps) (*Server, error) {
 	if d.WrapSender != nil {
 		sender = d.WrapSender(sender)
 	}
-	h, err := lambda.New(lambda.Config{
-		Retriever: d.Retriever,
-		Model:     d.Model,
-		Store:     d.Store,
-		Sender:    sender,
-		Clock:     d.Clock,
-		Executors: d.Executors,
-		Mode:      cfg.Mode,
-		Limits: lambda.Limits{
-			MaxBodyBytes:      cfg.MaxMessage,
-			MessagesPerSecond: cfg.Rate,
-			MessageBurst:      cfg.Burst,
-			NoRateLimit:       cfg.NoRateLimit,
-		},
-		AuthToken:        cfg.AuthToken,
-		AllowedOrigins:   allowedOrigins(cfg.Origins),
-		SuggestionWindow: cfg.SuggestWindow,
-		Logger:           log.With("component", "lambda"),
-	})
-	if err != nil {
-		s.cancel()
-		return nil, err
+	if len(cfg.Lambda) > 0 {
+		// The deployed shape (SPEC §9): events go to the Lambda runtime
+		// endpoints and the function answers through the Management API.
+		fwd, err := emulator.NewForwarder(cfg.Lambda, emulator.ForwarderOptions{})
+		if err != nil {
+			s.cancel()
+			return nil, err
+		}
+		s.handler = fwd
+	} else {
+		h, err := lambda.New(lambda.Config{
+			Retriever: d.Retriever,
+			Model:     d.Model,
+			Store:     d.Store,
+			Sender:    sender,
+			Clock:     d.Clock,
+			Executors: d.Executors,
+			Mode:      cfg.Mode,
+			Limits: lambda.Limits{
+				MaxBodyBytes:      cfg.MaxMessage,
+				MessagesPerSecond: cfg.Rate,
+				MessageBurst:      cfg.Burst,
+				NoRateLimit:       cfg.NoRateLimit,
+			},
+			AuthToken:        cfg.AuthToken,
+			AllowedOrigins:   allowedOrigins(cfg.Origins),
+			SuggestionWindow: cfg.SuggestWindow,
+			Logger:           log.With("component", "lambda"),
+		})
+		if err != nil {
+			s.cancel()
+			return nil, err
+		}
+		s.handler = h
 	}
-	s.handler = h
 
 	page := d.Page
 	if page == nil {
@@ -134,6 +153,14 @@ func newServer(cfg config, d deps) (*Server, error) {
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.Handle("GET /metrics", s.metrics.handler())
 	s.mux.HandleFunc("/ws", s.serveWS)
+	if len(cfg.Lambda) > 0 {
+		// The function posts its frames here (GROUNDWIRE_ENDPOINT=
+		// http://<addr>/local). Only loopback clients: anyone who can post
+		// here can write to every connection.
+		api := loopbackOnly(emulator.NewManagementAPI(managementConns{s.reg}, emulator.ManagementOptions{}))
+		s.mux.Handle("/@connections/", api)
+		s.mux.Handle("/"+stage+"/@connections/", api)
+	}
 	if cfg.Pprof {
 		s.mux.Handle("/debug/pprof/", loopbackOnly(http.HandlerFunc(pprof.Index)))
 		s.mux.Handle("/debug/pprof/profile", loopbackOnly(http.HandlerFunc(pprof.Profile)))
@@ -173,7 +200,7 @@ func loopbackOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, _, _ := net.SplitHostPort(r.RemoteAddr)
 		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-			http.Error(w, "profiles are served to loopback clients only", http.StatusForbidden)
+			http.Error(w, "served to loopback clients only", http.StatusForbidden)
 			return
 		}
 		h.ServeHTTP(w, r)
