@@ -186,7 +186,10 @@ func (h *Handler) suggestLocked(ctx context.Context, c *conn, msgID, text string
 		ExpiresAt:    now.Add(h.cfg.SuggestionWindow),
 	}
 	if err := h.store.PutSuggestion(ctx, s); err != nil {
+		// Fail closed and say so: no suggestion to confirm, nothing can
+		// execute, and the client learns why none followed the response.
 		h.logError(ctx, "suggest: store", c.id, msgID, err)
+		h.sendLocked(ctx, c, msgID, errorFrame(msgID, err))
 		return
 	}
 	h.sendLocked(ctx, c, msgID, ActionSuggestionFrame{

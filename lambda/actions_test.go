@@ -291,8 +291,11 @@ func TestSuggestionStoreFailure(t *testing.T) {
 	hs.connect("c1")
 	fs.setFail("PutSuggestion", true)
 	hs.send("c1", msg("m1", "call me"))
-	if got, want := hs.summary("c1"), "sources:m1 stream:m1 stream_end:m1:done response:m1:no_sources"; got != want {
+	if got, want := hs.summary("c1"), "sources:m1 stream:m1 stream_end:m1:done response:m1:no_sources error:m1:internal"; got != want {
 		t.Fatalf("frames: %s\nwant %s", got, want)
+	}
+	if e := last(hs.frames("c1"), lambda.TypeError); e.Message != "Internal error." {
+		t.Fatalf("error frame %+v", e)
 	}
 }
 
