@@ -109,6 +109,10 @@ type Config struct {
 	// AuthToken, when set, must equal the `token` query parameter of CONNECT
 	// (else 401).
 	AuthToken string
+	// AuthSecret, when set, also admits CONNECTs whose `token` is a token
+	// signed with it and not expired (SignToken, VerifyToken); at least
+	// MinSecretBytes long. With both set, either passes.
+	AuthSecret []byte
 	// AllowedOrigins lists origins ("https://app.example.com", compared
 	// case-insensitively) accepted besides the server's own; "*" accepts
 	// any. A CONNECT with another Origin header gets 403; one without an
@@ -207,6 +211,8 @@ func New(cfg Config) (*Handler, error) {
 		return nil, errors.New("lambda: Config.Sender is required")
 	case cfg.Mode != ModeHold && cfg.Mode != ModeAfter:
 		return nil, fmt.Errorf("lambda: unknown Mode %d", cfg.Mode)
+	case len(cfg.AuthSecret) > 0 && len(cfg.AuthSecret) < MinSecretBytes:
+		return nil, fmt.Errorf("lambda: Config.AuthSecret must be at least %d bytes", MinSecretBytes)
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
@@ -288,7 +294,7 @@ func (h *Handler) connect(ctx context.Context, req events.APIGatewayWebsocketPro
 	if !h.originAllowed(header(req, "Origin"), header(req, "Host")) {
 		return status(403)
 	}
-	if h.cfg.AuthToken != "" && !tokenEqual(query(req, "token"), h.cfg.AuthToken) {
+	if !h.authorized(query(req, "token")) {
 		return status(401)
 	}
 	c := Connection{ID: req.RequestContext.ConnectionID, ConnectedAt: h.clock.Now()}

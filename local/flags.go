@@ -29,6 +29,8 @@ type config struct {
 	Seed            uint64
 	Origins         []string // as given: hosts or origins
 	AuthToken       string
+	AuthSecret      string        // admits tokens signed with it (lambda.SignToken)
+	NewToken        time.Duration // -new-token: print a signed token valid this long, and exit
 	MaxConns        int
 	MaxConnsPerIP   int      // 0: no cap
 	Lambda          []string // Lambda runtime invoke endpoints to forward events to
@@ -96,6 +98,8 @@ var flagGroups = []struct {
 		{"addr", "HOST:PORT", "listen address"},
 		{"origins", "LIST", "comma-separated Origins allowed besides the server's own: hosts (app.example.com, http and https) or origins (https://app.example.com); * allows any"},
 		{"auth-token", "TOKEN", "when set, clients must connect with ?token=TOKEN (else HTTP 401)"},
+		{"auth-secret", "SECRET", "when set (16+ bytes), clients may also connect with ?token= a token signed with it and not expired"},
+		{"new-token", "DURATION", "print a token signed with -auth-secret that is valid for DURATION, and exit"},
 		{"max-conns", "N", "most simultaneous WebSocket connections; more get HTTP 503"},
 		{"max-conns-per-ip", "N", "most simultaneous WebSocket connections from one client address; more get HTTP 429; 0 no cap"},
 		{"no-wasm", "", "serve the page without building the in-browser guard (guardrail.wasm)"},
@@ -142,6 +146,8 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 		return nil
 	})
 	fs.StringVar(&cfg.AuthToken, "auth-token", cfg.AuthToken, "")
+	fs.StringVar(&cfg.AuthSecret, "auth-secret", cfg.AuthSecret, "")
+	fs.DurationVar(&cfg.NewToken, "new-token", cfg.NewToken, "")
 	fs.IntVar(&cfg.MaxConns, "max-conns", cfg.MaxConns, "")
 	fs.IntVar(&cfg.MaxConnsPerIP, "max-conns-per-ip", cfg.MaxConnsPerIP, "")
 	fs.BoolVar(&cfg.NoWASM, "no-wasm", cfg.NoWASM, "")
@@ -254,6 +260,12 @@ func (c config) validate() error {
 		return bad("-suggestion-window must be positive")
 	case c.ShutdownTimeout <= 0:
 		return bad("-shutdown-timeout must be positive")
+	}
+	if c.AuthSecret != "" && len(c.AuthSecret) < lambda.MinSecretBytes {
+		return bad("-auth-secret must be at least %d bytes", lambda.MinSecretBytes)
+	}
+	if c.NewToken < 0 || c.NewToken > 0 && c.AuthSecret == "" {
+		return bad("-new-token wants a positive duration and -auth-secret")
 	}
 	for _, u := range c.Lambda {
 		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {

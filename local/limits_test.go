@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -161,6 +162,36 @@ func TestAuthToken(t *testing.T) {
 	// The page itself needs no token.
 	if resp, _ := ts.get("/"); resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET / = %d", resp.StatusCode)
+	}
+}
+
+// -auth-secret admits signed, expiring tokens; -new-token mints one.
+func TestSignedAuthToken(t *testing.T) {
+	const secret = "0123456789abcdef0123"
+	var out, errOut syncBuffer
+	if code := run(t.Context(), []string{"-auth-secret", secret, "-new-token", "1h"}, func(string) string { return "" }, &out, &errOut); code != 0 {
+		t.Fatalf("-new-token: exit %d: %s", code, errOut.String())
+	}
+	minted := strings.TrimSpace(out.String())
+	if err := lambda.VerifyToken([]byte(secret), minted, time.Now()); err != nil {
+		t.Fatalf("minted token %q: %v", minted, err)
+	}
+	ts := startServer(t, func(c *config) { c.AuthSecret = secret })
+	for _, tc := range []struct {
+		token string
+		want  int
+	}{
+		{minted, http.StatusSwitchingProtocols},
+		{lambda.SignToken([]byte(secret), time.Now().Add(-time.Second)), http.StatusUnauthorized},
+		{lambda.SignToken([]byte("another-secret-0123456"), time.Now().Add(time.Hour)), http.StatusUnauthorized},
+		{"", http.StatusUnauthorized},
+	} {
+		if got := dialStatus(t, ts, "/ws?token="+url.QueryEscape(tc.token), nil); got != tc.want {
+			t.Errorf("token %q: HTTP %d, want %d", tc.token, got, tc.want)
+		}
+	}
+	if code := run(t.Context(), []string{"-new-token", "1h"}, func(string) string { return "" }, &out, &errOut); code != 2 {
+		t.Fatalf("-new-token without -auth-secret: exit %d", code)
 	}
 }
 

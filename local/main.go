@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/groundwire/groundwire/kb"
+	"github.com/groundwire/groundwire/lambda"
 )
 
 func main() {
@@ -44,6 +45,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case err != nil:
 		fmt.Fprintf(stderr, "local: %s\nRun 'go run ./local -h' for the flags.\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
 		return 2
+	}
+	if cfg.NewToken > 0 {
+		fmt.Fprintln(stdout, lambda.SignToken([]byte(cfg.AuthSecret), time.Now().Add(cfg.NewToken)))
+		return 0
 	}
 	log := newLogger(cfg, stderr)
 	d, err := wire(cfg, log, getenv)
@@ -68,10 +73,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stdout, "groundwire listening on %s (knowledge base: %s, %d snippets; model: %s)\n",
 			displayURL(cfg.Addr, ln.Addr()), d.KB, d.Snippets(), d.ModelName)
 	}
-	if cfg.AuthToken != "" {
+	if cfg.AuthToken != "" || cfg.AuthSecret != "" {
 		fmt.Fprintln(stdout, "auth token required: open the page with ?token=<the token>")
 	}
-	if !loopback(ln.Addr()) && cfg.AuthToken == "" {
+	if cfg.AuthSecret != "" {
+		fmt.Fprintln(stdout, "signed tokens accepted: mint one with -auth-secret <the secret> -new-token 1h")
+	}
+	if !loopback(ln.Addr()) && cfg.AuthToken == "" && cfg.AuthSecret == "" {
 		log.Warn("listening beyond this machine without -auth-token: anyone who can reach it can use it", "addr", ln.Addr().String())
 	}
 	if d.Reloader != nil && cfg.KBWatch > 0 {

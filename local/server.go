@@ -134,6 +134,7 @@ func newServer(cfg config, d deps) (*Server, error) {
 				NoRateLimit:       cfg.NoRateLimit,
 			},
 			AuthToken:        cfg.AuthToken,
+			AuthSecret:       []byte(cfg.AuthSecret),
 			AllowedOrigins:   allowedOrigins(cfg.Origins),
 			SuggestionWindow: cfg.SuggestWindow,
 			Logger:           log.With("component", "lambda"),

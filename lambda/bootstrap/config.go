@@ -23,6 +23,7 @@ type config struct {
 	MockSeed            uint64   // GROUNDWIRE_MOCK_SEED (default 1)
 	HallucinationRate   float64  // GROUNDWIRE_HALLUCINATION_RATE: 0–1 (default 0)
 	AuthToken           string   // GROUNDWIRE_AUTH_TOKEN: required `token` query parameter on connect
+	AuthSecret          string   // GROUNDWIRE_AUTH_SECRET: also admits tokens signed with it (lambda.SignToken)
 	Origins             []string // GROUNDWIRE_ORIGINS: comma-separated allowed origins, "*" for any
 	CancelCheckInterval time.Duration
 	// GROUNDWIRE_CANCEL_CHECK_INTERVAL (default 100ms): how often the
@@ -114,6 +115,10 @@ func loadConfig(getenv func(string) string) (config, error) {
 		c.HallucinationRate = p
 	}
 	c.AuthToken = getenv("GROUNDWIRE_AUTH_TOKEN") // as is: spaces may be part of it
+	c.AuthSecret = getenv("GROUNDWIRE_AUTH_SECRET")
+	if c.AuthSecret != "" && len(c.AuthSecret) < lambda.MinSecretBytes {
+		bad("GROUNDWIRE_AUTH_SECRET", "(hidden)", fmt.Sprintf("want at least %d bytes", lambda.MinSecretBytes))
+	}
 	for _, o := range strings.Split(get("GROUNDWIRE_ORIGINS"), ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			c.Origins = append(c.Origins, o)

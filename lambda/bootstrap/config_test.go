@@ -45,6 +45,7 @@ func TestLoadConfigAll(t *testing.T) {
 		"GROUNDWIRE_MOCK_SEED":              "42",
 		"GROUNDWIRE_HALLUCINATION_RATE":     "0.25",
 		"GROUNDWIRE_AUTH_TOKEN":             "s3cret",
+		"GROUNDWIRE_AUTH_SECRET":            "0123456789abcdef",
 		"GROUNDWIRE_ORIGINS":                "https://app.example.com, https://x.example.com ,",
 		"GROUNDWIRE_CANCEL_CHECK_INTERVAL":  "0",
 		"GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT": "2s",
@@ -61,7 +62,7 @@ func TestLoadConfigAll(t *testing.T) {
 	want := config{
 		Table: "gw-prod", Mode: lambda.ModeAfter, MockSeed: 42, Model: "openai",
 		OpenAI: lambda.OpenAIConfig{BaseURL: "http://127.0.0.1:8000/v1/", APIKey: "sk-test", Model: "gpt-4o-mini"}, HallucinationRate: 0.25,
-		AuthToken: "s3cret", Origins: []string{"https://app.example.com", "https://x.example.com"},
+		AuthToken: "s3cret", AuthSecret: "0123456789abcdef", Origins: []string{"https://app.example.com", "https://x.example.com"},
 		Endpoint: "http://127.0.0.1:8787", NoRateLimit: true, LogLevel: slog.LevelDebug, LogText: true,
 		AWSMaxRetries: 2, AWSTimeout: 500 * time.Millisecond, CancelHandoffTimeout: 2 * time.Second,
 	}
@@ -88,13 +89,14 @@ func TestLoadConfigErrors(t *testing.T) {
 		"GROUNDWIRE_LOG_LEVEL":              "loud",
 		"GROUNDWIRE_AWS_MAX_ATTEMPTS":       "0",
 		"GROUNDWIRE_AWS_TIMEOUT":            "0",
+		"GROUNDWIRE_AUTH_SECRET":            "short",
 	}))
 	if err == nil {
 		t.Fatal("no error")
 	}
 	for _, name := range []string{"GROUNDWIRE_TABLE", "GROUNDWIRE_MODE", "GROUNDWIRE_MODEL", "GROUNDWIRE_TOKEN_DELAY", "GROUNDWIRE_MOCK_SEED",
 		"GROUNDWIRE_HALLUCINATION_RATE", "GROUNDWIRE_CANCEL_CHECK_INTERVAL", "GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT", "GROUNDWIRE_ENDPOINT",
-		"GROUNDWIRE_NO_RATE_LIMIT", "GROUNDWIRE_LOG_LEVEL", "GROUNDWIRE_AWS_MAX_ATTEMPTS", "GROUNDWIRE_AWS_TIMEOUT"} {
+		"GROUNDWIRE_NO_RATE_LIMIT", "GROUNDWIRE_LOG_LEVEL", "GROUNDWIRE_AWS_MAX_ATTEMPTS", "GROUNDWIRE_AWS_TIMEOUT", "GROUNDWIRE_AUTH_SECRET"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s:\n%v", name, err)
 		}

@@ -102,6 +102,7 @@ func newHandler(cfg config, awsCfg aws.Config, logger *slog.Logger) (*lambda.Han
 		Mode:                 cfg.Mode,
 		Limits:               lambda.Limits{NoRateLimit: cfg.NoRateLimit},
 		AuthToken:            cfg.AuthToken,
+		AuthSecret:           []byte(cfg.AuthSecret),
 		AllowedOrigins:       cfg.Origins,
 		CancelCheckInterval:  cfg.CancelCheckInterval,
 		CancelHandoffTimeout: cfg.CancelHandoffTimeout,
