@@ -644,7 +644,7 @@ func waitFrames(t *testing.T, l *frameLog, id string, ok func(frame) bool) {
 
 // The README's screenshot, from the real server: a blocked answer, a
 // verified one with its numbers marked, and a confirmed action.
-// GROUNDWIRE_UPDATE_SCREENSHOT=1 writes it to docs/screenshot.png.
+// GROUNDWIRE_UPDATE_SCREENSHOT=1 writes it to web/screenshot.png.
 func TestBrowserDocsScreenshot(t *testing.T) {
 	p := openPage(t)
 	p.chip("hallucinate: What does Premium cost?")
@@ -662,9 +662,9 @@ func TestBrowserDocsScreenshot(t *testing.T) {
 	webtest.Eval[bool](t, p.tab, `(window.scrollTo(0, 0), true)`)
 	png := webtest.Screenshot(t, p.tab, "local-docs")
 	if os.Getenv("GROUNDWIRE_UPDATE_SCREENSHOT") == "1" && png != nil {
-		if err := os.WriteFile("../docs/screenshot.png", png, 0o644); err != nil {
+		if err := os.WriteFile("../web/screenshot.png", png, 0o644); err != nil {
 			t.Error(err)
 		}
-		t.Log("wrote docs/screenshot.png")
+		t.Log("wrote web/screenshot.png")
 	}
 }
