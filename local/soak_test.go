@@ -429,11 +429,21 @@ func endedLocked(fs []frame, id, text string, faults bool) bool {
 	return false
 }
 
-// settled: every message ended and every confirm answered.
+// settled: every message ended, every malformed one refused and every
+// confirm answered.
 func (s *session) settled() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.results < s.sentConfs {
+		return false
+	}
+	refused := map[string]bool{}
+	for _, f := range s.frames {
+		if f.Type == "error" && s.badIDs[f.ID] {
+			refused[f.ID] = true
+		}
+	}
+	if len(refused) < len(s.badIDs) {
 		return false
 	}
 	for _, id := range s.order {
@@ -821,15 +831,17 @@ func heapInuse() uint64 {
 func (r *soakRun) checkClean(baseG int, baseHeap uint64) {
 	t := r.t
 	t.Helper()
-	waitFor(t, "every connection to leave the registry and the store", func() bool {
-		return r.ts.s.reg.len() == 0 && r.ts.store.len() == 0
-	})
-	r.ts.s.mu.Lock()
-	conns, perIP := r.ts.s.conns, len(r.ts.s.perIP)
-	r.ts.s.mu.Unlock()
-	if conns != 0 || perIP != 0 {
-		t.Fatalf("server still counts %d connections (%d addresses)", conns, perIP)
+	// A connection leaves the registry and the store before its handler
+	// goroutine returns and uncounts it: wait for all three.
+	counted := func() (int, int) {
+		r.ts.s.mu.Lock()
+		defer r.ts.s.mu.Unlock()
+		return r.ts.s.conns, len(r.ts.s.perIP)
 	}
+	waitFor(t, "every connection to leave the registry, the store and the server's counts", func() bool {
+		conns, perIP := counted()
+		return r.ts.s.reg.len() == 0 && r.ts.store.len() == 0 && conns == 0 && perIP == 0
+	})
 	deadline := time.Now().Add(10 * time.Second)
 	g := runtime.NumGoroutine()
 	for g > baseG && time.Now().Before(deadline) {
