@@ -109,9 +109,24 @@ func BenchmarkDefault(b *testing.B) {
 func BenchmarkSearchDefault(b *testing.B) {
 	base, _ := Default()
 	qs := []string{"What does Premium cost?", "Vad kostar premium?", "hur sägger jag upp mitt abbonemang", "What is the capital of France?"}
-	i := 0
-	for b.Loop() {
-		base.Search(qs[i%len(qs)], 3)
-		i++
+	// repeated: the words' expansions come from the cache; cold: the cache
+	// is emptied before every search (the cost of words never seen before).
+	for _, cold := range []bool{false, true} {
+		name := "repeated"
+		if cold {
+			name = "cold"
+		}
+		b.Run(name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				if cold {
+					base.idx.cache.mu.Lock()
+					base.idx.cache.m = nil
+					base.idx.cache.mu.Unlock()
+				}
+				base.Search(qs[i%len(qs)], 3)
+				i++
+			}
+		})
 	}
 }

@@ -55,6 +55,46 @@ type index struct {
 	langs   map[string]uint8    // surface word or stem → languages it is in (langBit)
 	rvocab  []string            // sorted reversed stems
 	pool    sync.Pool
+	cache   expansionCache
+}
+
+// expansionCache remembers what query words expand to: expanding a word the
+// knowledge base does not hold exactly compares it with every indexed word
+// (spelling mistakes), the bulk of a search's cost, and customers ask with
+// the same words again and again. The index never changes (a reload builds
+// a new one), so entries never go stale; the cache is bounded by emptying
+// it when full.
+type expansionCache struct {
+	mu sync.Mutex
+	m  map[stemKey]cachedExpansion
+}
+
+type cachedExpansion struct {
+	exps  expansions // read only once cached
+	exact bool
+}
+
+// maxCachedWords bounds the expansion cache of one index.
+const maxCachedWords = 4096
+
+// expandCached is expand through the index's cache.
+func (ix *index) expandCached(word, lang string) (expansions, bool) {
+	k := stemKey{word, lang}
+	c := &ix.cache
+	c.mu.Lock()
+	e, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return e.exps, e.exact
+	}
+	exps, exact := ix.expand(word, lang)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedWords {
+		c.m = make(map[stemKey]cachedExpansion)
+	}
+	c.m[k] = cachedExpansion{exps, exact}
+	c.mu.Unlock()
+	return exps, exact
 }
 
 type stemKey struct{ word, lang string }
@@ -414,7 +454,7 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float
 	maxIDF := ix.idf(1)
 	var queryWeight, knownWeight float64
 	for _, w := range words {
-		exps, exact := ix.expand(w, lang)
+		exps, exact := ix.expandCached(w, lang)
 		if covered[w] && !exact {
 			continue // part of a phrase, meaningless alone
 		}

@@ -2,6 +2,7 @@ package kb
 
 import (
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -166,6 +167,38 @@ func TestTokenize(t *testing.T) {
 	for path, want := range map[string]string{"kb/sv/a.md": Swedish, "en/x/y.md": English, "faq.sv.md": Swedish, "docs/a.md": "", "sven/a.md": ""} {
 		if got := pathLang(path); got != want {
 			t.Errorf("pathLang(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+// Search answers the same from the expansion cache as without it: every
+// question of the retrieval set, asked twice, gets the same hits.
+func TestSearchCached(t *testing.T) {
+	base, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := loadRetrievalCases(t)
+	for _, q := range cases {
+		first := base.Search(q.Query, 3)
+		if again := base.Search(q.Query, 3); !reflect.DeepEqual(first, again) {
+			t.Errorf("%q: first %v, then %v", q.Query, first, again)
+		}
+	}
+	fresh, err := Load(DefaultFS(), WithPrefix("kb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range cases {
+		a, b := fresh.Search(q.Query, 3), base.Search(q.Query, 3) // fresh: nothing cached yet
+		if len(a) != len(b) {
+			t.Fatalf("%q: %d hits cached, %d fresh", q.Query, len(b), len(a))
+		}
+		for i := range a {
+			if a[i].Snippet.File != b[i].Snippet.File || a[i].Snippet.Line != b[i].Snippet.Line || a[i].Score != b[i].Score {
+				t.Errorf("%q hit %d: fresh %s:%d %.4f, cached %s:%d %.4f", q.Query, i,
+					a[i].Snippet.File, a[i].Snippet.Line, a[i].Score, b[i].Snippet.File, b[i].Snippet.Line, b[i].Score)
+			}
 		}
 	}
 }
