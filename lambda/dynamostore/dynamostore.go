@@ -354,14 +354,21 @@ func (st *Store) StartAnswer(ctx context.Context, connID, msgID string, now time
 // cancel sets the cancel flag of an active answer's record: one conditional
 // UpdateItem. It reports whether it did.
 func (st *Store) cancel(ctx context.Context, connID, msgID string) (bool, error) {
-	cond := "attribute_exists(#pk) AND #cancelled = :false AND #taken = :false"
-	update := "SET #cancelled = :true"
+	return st.updateIf(ctx, recordKey(connID, msgID),
+		"attribute_exists(#pk) AND #cancelled = :false AND #taken = :false",
+		"SET #cancelled = :true",
+		map[string]types.AttributeValue{":false": b(false), ":true": b(true)})
+}
+
+// updateIf runs one conditional UpdateItem and reports whether the
+// condition held (and so the update was made).
+func (st *Store) updateIf(ctx context.Context, key map[string]types.AttributeValue, cond, update string, values map[string]types.AttributeValue) (bool, error) {
 	_, err := st.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &st.table, Key: recordKey(connID, msgID),
+		TableName: &st.table, Key: key,
 		ConditionExpression:       aws.String(cond),
 		UpdateExpression:          aws.String(update),
 		ExpressionAttributeNames:  exprNames(cond, update),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":false": b(false), ":true": b(true)},
+		ExpressionAttributeValues: values,
 	})
 	if conditionFailed(err) {
 		return false, nil
@@ -414,21 +421,10 @@ func (st *Store) AnswerCancelled(ctx context.Context, connID, msgID string) (boo
 // take takes the end of an answer whose record's cancel flag is cancelled:
 // one conditional UpdateItem.
 func (st *Store) take(ctx context.Context, connID, msgID string, cancelled bool) (bool, error) {
-	cond := "attribute_exists(#pk) AND #cancelled = :cancelled AND #taken = :false"
-	update := "SET #taken = :true"
-	_, err := st.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &st.table, Key: recordKey(connID, msgID),
-		ConditionExpression:      aws.String(cond),
-		UpdateExpression:         aws.String(update),
-		ExpressionAttributeNames: exprNames(cond, update),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":cancelled": b(cancelled), ":false": b(false), ":true": b(true),
-		},
-	})
-	if conditionFailed(err) {
-		return false, nil
-	}
-	return err == nil, err
+	return st.updateIf(ctx, recordKey(connID, msgID),
+		"attribute_exists(#pk) AND #cancelled = :cancelled AND #taken = :false",
+		"SET #taken = :true",
+		map[string]types.AttributeValue{":cancelled": b(cancelled), ":false": b(false), ":true": b(true)})
 }
 
 // EndAnswer implements lambda.Store: one conditional UpdateItem.
