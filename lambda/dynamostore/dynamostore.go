@@ -577,23 +577,15 @@ func (st *Store) ClaimSuggestion(ctx context.Context, connID, id string, now tim
 func (st *Store) FinishSuggestion(ctx context.Context, connID, id string, now time.Time) error {
 	ctx, cancel := st.ctx(ctx)
 	defer cancel()
-	cond := "#conn = :c AND #status = :executing"
-	update := "SET #status = :executed, #expiresAt = :now + #window, #ttl = :ttlBase + #windowSec"
-	_, err := st.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &st.table, Key: suggKey(id),
-		ConditionExpression:      aws.String(cond),
-		UpdateExpression:         aws.String(update),
-		ExpressionAttributeNames: exprNames(cond, update),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
+	_, err := st.updateIf(ctx, suggKey(id),
+		"#conn = :c AND #status = :executing",
+		"SET #status = :executed, #expiresAt = :now + #window, #ttl = :ttlBase + #windowSec",
+		map[string]types.AttributeValue{
 			":c": s(connID), ":executing": s(string(lambda.SuggestionExecuting)),
 			":executed": s(string(lambda.SuggestionExecuted)),
 			":now":      n(now.UnixNano()), ":ttlBase": ttlBase(now),
-		},
-	})
-	if conditionFailed(err) {
-		return nil
-	}
-	return wrap("finish suggestion", err)
+		})
+	return wrap("finish suggestion", err) // a suggestion that is gone is not an error
 }
 
 // WithdrawSuggestions implements lambda.Store: one conditional UpdateItem
