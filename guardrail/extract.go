@@ -13,9 +13,7 @@ func Extract(text string) []Number {
 	s := scanner{f: f, final: true}
 	var out []Number
 	s.scan(0, func(t token) bool {
-		n := t.number(text, f)
-		n.Unit = unitAfter(f, text, t.end)
-		out = append(out, n)
+		out = append(out, t.number(text, f))
 		return true
 	})
 	return out
@@ -26,9 +24,11 @@ const eof rune = -1
 
 // token is a number found by the scanner, with its span in runes.
 type token struct {
-	start, end int
-	canon      string
-	kind       Kind
+	start, end   int
+	canon        string
+	kind         Kind
+	unit, period string
+	noun         string // what a small count written as a word counts
 }
 
 // span returns the byte span of the token in the original text.
@@ -46,8 +46,11 @@ func (t token) numberAt(text string, start, end int) Number {
 		Text:      text,
 		Canonical: t.canon,
 		Kind:      t.kind,
+		Unit:      t.unit,
+		Period:    t.period,
 		Start:     start,
 		End:       end,
+		noun:      t.noun,
 	}
 }
 
@@ -64,6 +67,7 @@ type scanner struct {
 	final   bool
 	pastEnd bool
 	scratch []byte // lower-cased words
+	prefix  string // the currency written before the number being read
 }
 
 func (s *scanner) at(i int) rune {
@@ -104,6 +108,8 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 	switch {
 	case isDigit(c):
 		return s.number(i)
+	case c == '$' || c == '€' || c == '£':
+		return s.prefixed(i, i+1, map[rune]string{'$': "USD", '€': "EUR", '£': "GBP"}[c])
 	case c == '+':
 		if isDigit(s.at(i + 1)) {
 			if t, ok := s.intlPhone(i); ok {
@@ -199,6 +205,28 @@ func (s *scanner) number(i int) (token, int, bool) {
 	if t, ok := s.date(i, k); ok {
 		return t, t.end, true
 	}
+	if t, ok := s.yearRange(i, k); ok {
+		return t, t.end, true
+	}
+	if e, ok := s.ordinalSuffix(k); ok && k-i <= 4 && s.at(i) != '0' {
+		if k-i <= 2 {
+			day, _ := strconv.Atoi(s.str(i, k))
+			if t, ok := s.dayMonth(i, e, day); ok {
+				return t, t.end, true
+			}
+		}
+		t := s.ordinalToken(i, e, s.str(i, k))
+		return t, t.end, true
+	}
+	if k-i == 1 && s.at(i) >= '1' && s.at(i) <= '4' && (s.at(k) == 'Q' || s.at(k) == 'q') && !isAlnum(s.at(k+1)) {
+		return token{start: i, end: k + 1, canon: "Q" + s.str(i, k), kind: KindQuarter}, k + 1, true
+	}
+	if k-i <= 2 {
+		day, _ := strconv.Atoi(s.str(i, k))
+		if t, ok := s.dayMonth(i, k, day); ok {
+			return t, t.end, true
+		}
+	}
 	if t, ok := s.clock(i, k); ok {
 		return t, t.end, true
 	}
@@ -208,28 +236,62 @@ func (s *scanner) number(i int) (token, int, bool) {
 		}
 	}
 	t := s.numeric(i, k)
-	s.suffix(&t)
+	s.quantity(&t, s.prefix)
 	return t, t.end, true
+}
+
+// prefixed reads a number after a currency written before it ("$160",
+// "€ 12", "SEK 399"), which ends at e. It is not a number when no plain
+// number follows.
+func (s *scanner) prefixed(i, e int, unit string) (token, int, bool) {
+	j := e
+	if s.at(j) == ' ' {
+		j++
+	}
+	if !isDigit(s.at(j)) {
+		return token{}, e, false
+	}
+	s.prefix = unit
+	t, next, ok := s.number(j)
+	s.prefix = ""
+	if !ok || !plain(t.kind) {
+		return token{}, j, false
+	}
+	t.start = i
+	return t, next, true
+}
+
+// plain reports whether a number of kind k can carry a scale, unit or period.
+func plain(k Kind) bool {
+	switch k {
+	case KindInteger, KindDecimal, KindGrouped, KindAmbiguous:
+		return true
+	}
+	return false
 }
 
 func isBlank(c rune) bool { return c == ' ' || c == '\t' }
 
-// date reads YYYY-MM-DD or YYYY/MM/DD (one separator throughout, a real
-// month and day).
+// date reads YYYY-MM-DD, YYYY/MM/DD or YYYY.MM.DD (one separator
+// throughout, a real month and day; with '.' two digits each).
 func (s *scanner) date(i, k int) (token, bool) {
 	if k-i != 4 {
 		return token{}, false
 	}
 	sep := s.at(k)
-	if sep != '-' && sep != '/' {
+	if sep != '-' && sep != '/' && sep != '.' {
 		return token{}, false
 	}
+	minDigits := 1
+	if sep == '.' {
+		minDigits = 2
+	}
 	m := s.digits(k + 1)
-	if m-(k+1) < 1 || m-(k+1) > 2 || s.at(m) != sep {
+	if m-(k+1) < minDigits || m-(k+1) > 2 || s.at(m) != sep {
 		return token{}, false
 	}
 	d := s.digits(m + 1)
-	if d-(m+1) < 1 || d-(m+1) > 2 {
+	if d-(m+1) < minDigits || d-(m+1) > 2 || sep == '.' && isDigit(s.at(d)) {
 		return token{}, false
 	}
 	month, _ := strconv.Atoi(s.str(k+1, m))
@@ -473,28 +535,8 @@ func decimal(whole, frac string) string {
 func (s *scanner) leadingFraction(i int) (token, int, bool) {
 	g := s.digits(i + 1)
 	t := token{start: i, end: g, kind: KindDecimal, canon: decimal("0", s.str(i+1, g))}
-	s.suffix(&t)
+	s.quantity(&t, s.prefix)
 	return t, t.end, true
-}
-
-// suffix reads a percent sign or word after a number, which makes it a
-// percent. It reads only as far as the text can still spell one, so the
-// number is final as soon as the next word cannot be "percent".
-func (s *scanner) suffix(t *token) {
-	k := t.end
-	switch {
-	case s.at(k) == '%':
-		s.percent(t, k+1)
-		return
-	case s.at(k) == ' ' && s.at(k+1) == '%':
-		s.percent(t, k+2)
-		return
-	}
-	if s.at(k) == ' ' {
-		if e, ok := s.matchWord(k+1, percentWords...); ok {
-			s.percent(t, e)
-		}
-	}
 }
 
 // matchWord reports whether one of the lower-case words stands at i as a
@@ -538,36 +580,3 @@ func (s *scanner) percent(t *token, end int) {
 }
 
 var percentWords = []string{"percent", "procent"}
-
-// unitAfter returns the unit written right after the number ending at rune
-// index end ("399 kr", "1TB"), or "". The unit does not take part in any
-// decision of the scanner, so it is read only once the text is final.
-func unitAfter(f *folded, text string, end int) string {
-	w := end
-	if w < len(f.r) && f.r[w] == ' ' {
-		w++
-	}
-	e := w
-	for e < len(f.r) && (unicode.IsLetter(f.r[e]) || f.r[e] == '$' || f.r[e] == '€' || f.r[e] == '£') {
-		e++
-	}
-	if e == w || !units[strings.ToLower(string(f.r[w:e]))] {
-		return ""
-	}
-	return text[f.start(w):f.end(e-1)]
-}
-
-// units are the units recorded in Number.Unit. The list is informative: a
-// number is compared without its unit whatever follows it.
-var units = map[string]bool{
-	"kr": true, "sek": true, "kronor": true, "krona": true, "öre": true,
-	"eur": true, "euro": true, "usd": true, "$": true, "€": true, "£": true, "dollar": true, "dollars": true,
-	"b": true, "kb": true, "mb": true, "gb": true, "tb": true, "pb": true,
-	"kbit": true, "mbit": true, "gbit": true, "mbps": true, "gbps": true,
-	"ms": true, "s": true, "sek.": true, "min": true, "h": true, "tim": true, "timmar": true, "timme": true,
-	"minuter": true, "minutes": true, "hours": true, "hour": true, "seconds": true, "sekunder": true,
-	"dagar": true, "dag": true, "days": true, "day": true, "veckor": true, "weeks": true, "week": true,
-	"månader": true, "månad": true, "months": true, "month": true, "år": true, "years": true, "year": true,
-	"st": true, "pcs": true, "users": true, "användare": true,
-	"kg": true, "g": true, "km": true, "m": true, "cm": true, "mm": true,
-}

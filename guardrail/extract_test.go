@@ -7,8 +7,8 @@ import (
 	"unicode"
 )
 
-// want is one expected number: "kind text canonical", or with a unit
-// "kind text canonical unit".
+// want is one expected number: "kind text canonical", then its unit and
+// "/period" when it has them.
 type want = string
 
 func describe(nums []Number) []string {
@@ -17,6 +17,9 @@ func describe(nums []Number) []string {
 		out[i] = fmt.Sprintf("%s %q %s", n.Kind, n.Text, n.Canonical)
 		if n.Unit != "" {
 			out[i] += " " + n.Unit
+		}
+		if n.Period != "" {
+			out[i] += " /" + n.Period
 		}
 	}
 	return out
@@ -38,7 +41,7 @@ func TestExtract(t *testing.T) {
 		{"grouped thin", "10\u2009000", []want{`grouped "10\u2009000" 10000`}},
 		{"grouped narrow nbsp", "10\u202f000", []want{`grouped "10\u202f000" 10000`}},
 		{"grouped million", "1 000 000", []want{`grouped "1 000 000" 1000000`}},
-		{"grouped with decimal", "10 000,50 kr", []want{`decimal "10 000,50" 10000.5 kr`}},
+		{"grouped with decimal", "10 000,50 kr", []want{`decimal "10 000,50 kr" 10000.5 SEK`}},
 		{"percent", "20%", []want{`percent "20%" 20%`}},
 		{"percent spaced", "20 %", []want{`percent "20 %" 20%`}},
 		{"percent decimal", "12,5 %", []want{`percent "12,5 %" 12.5%`}},
@@ -52,13 +55,14 @@ func TestExtract(t *testing.T) {
 		{"phone national", "08-123 45 67", []want{`phone "08-123 45 67" 081234567`}},
 		{"phone mobile", "070-123 45 67", []want{`phone "070-123 45 67" 0701234567`}},
 		{"phone mobile spaces", "070 123 45 67", []want{`phone "070 123 45 67" 0701234567`}},
-		{"unit kr", "399 kr", []want{`integer "399" 399 kr`}},
-		{"unit TB", "1 TB", []want{`integer "1" 1 TB`}},
-		{"unit attached", "1TB", []want{`integer "1" 1 TB`}},
-		{"unit per month", "99 kr/månad", []want{`integer "99" 99 kr`}},
-		{"code", "A380", []want{`code "A380" A380`}},
-		{"code hyphen", "COVID-19", []want{`code "COVID-19" COVID-19`}},
-		{"code case", "a380", []want{`code "a380" A380`}},
+		{"unit kr", "399 kr", []want{`integer "399 kr" 399 SEK`}},
+		{"unit TB", "1 TB", []want{`integer "1 TB" 1 TB`}},
+		{"unit attached", "1TB", []want{`integer "1TB" 1 TB`}},
+		{"unit per month", "99 kr/månad", []want{`integer "99 kr/månad" 99 SEK /month`}},
+		// A name with digits in it is a name, not a quantity.
+		{"name with digits", "A380", nil},
+		{"name with digits and hyphen", "COVID-19", nil},
+		{"name lower case", "a380", nil},
 		{"time", "14:30", []want{`time "14:30" 14:30`}},
 		{"time short", "kl 8:05", []want{`time "8:05" 08:05`}},
 		{"times range", "08:00–17:00", []want{`time "08:00" 08:00`, `time "17:00" 17:00`}},
@@ -75,18 +79,18 @@ func TestExtract(t *testing.T) {
 		{"leading decimal mark", "only .5 left", []want{`decimal ".5" 0.5`}},
 		{"markdown list", "1. First\n2. Second\n  3) Third", nil},
 		{"list marker not mid-line", "Step 1. Then", []want{`integer "1" 1`}},
-		{"list marker then number", "1. Pay 99 kr", []want{`integer "99" 99 kr`}},
-		{"decimal at line start", "1.5 GB", []want{`decimal "1.5" 1.5 GB`}},
+		{"list marker then number", "1. Pay 99 kr", []want{`integer "99 kr" 99 SEK`}},
+		{"decimal at line start", "1.5 GB", []want{`decimal "1.5 GB" 1.5 GB`}},
 		{"national vs international", "08-123 45 67 / +46 8 123 45 67", []want{`phone "08-123 45 67" 081234567`, `phone "+46 8 123 45 67" +4681234567`}},
 
 		// Rule 5: no bypass.
-		{"full-width digits", "９９ kr", []want{`integer "９９" 99 kr`}},
+		{"full-width digits", "９９ kr", []want{`integer "９９ kr" 99 SEK`}},
 		{"arabic-indic digits", "٣٩٩", []want{`integer "٣٩٩" 399`}},
 		{"devanagari digits", "१२", []want{`integer "१२" 12`}},
 		{"superscript", "10³", []want{`integer "10³" 103`}},
 		{"unicode minus", "−5 °C", []want{`integer "−5" -5`}},
 		{"hyphen minus", "-5 °C", []want{`integer "-5" -5`}},
-		{"zero width inside", "3\u200b99 kr", []want{`integer "3\u200b99" 399 kr`}},
+		{"zero width inside", "3\u200b99 kr", []want{`integer "3\u200b99 kr" 399 SEK`}},
 		{"soft hyphen inside", "3\u00ad99", []want{`integer "3\u00ad99" 399`}},
 		{"full-width percent", "２０％", []want{`percent "２０％" 20%`}},
 		{"unicode minus in phone", "+46−8−123−45−67", []want{`phone "+46−8−123−45−67" +4681234567`}},
@@ -95,7 +99,7 @@ func TestExtract(t *testing.T) {
 		{"ninety-nine", "ninety-nine", []want{`words "ninety-nine" 99`}},
 		{"ninety nine", "Ninety nine", []want{`words "Ninety nine" 99`}},
 		{"two thousand", "two thousand", []want{`words "two thousand" 2000`}},
-		{"hundred and", "two hundred and fifty kr", []want{`words "two hundred and fifty" 250 kr`}},
+		{"hundred and", "two hundred and fifty kr", []want{`words "two hundred and fifty kr" 250 SEK`}},
 		{"a hundred", "a hundred", []want{`words "a hundred" 100`}},
 		{"big", "three million four hundred thousand", []want{`words "three million four hundred thousand" 3400000`}},
 		{"twenty percent", "twenty percent", []want{`percent "twenty percent" 20%`}},
@@ -128,11 +132,11 @@ func TestExtract(t *testing.T) {
 		{"short plus", "+5 more", []want{`integer "5" 5`}},
 
 		// Seeds.
-		{"seed basic", "Basic kostar 99 kr/månad", []want{`integer "99" 99 kr`}},
-		{"seed hallucination", "Basic kostar 777 kr/månad", []want{`integer "777" 777 kr`}},
-		{"seed premium", "Premium kostar 399 kr/månad", []want{`integer "399" 399 kr`}},
+		{"seed basic", "Basic kostar 99 kr/månad", []want{`integer "99 kr/månad" 99 SEK /month`}},
+		{"seed hallucination", "Basic kostar 777 kr/månad", []want{`integer "777 kr/månad" 777 SEK /month`}},
+		{"seed premium", "Premium kostar 399 kr/månad", []want{`integer "399 kr/månad" 399 SEK /month`}},
 		{"seed callback", "Ring mig imorgon på +46 70 123 45 67", []want{`phone "+46 70 123 45 67" +46701234567`}},
-		{"seed combinations", "399 kr, 1 TB, 10 000", []want{`integer "399" 399 kr`, `integer "1" 1 TB`, `grouped "10 000" 10000`}},
+		{"seed combinations", "399 kr, 1 TB, 10 000", []want{`integer "399 kr" 399 SEK`, `integer "1 TB" 1 TB`, `grouped "10 000" 10000`}},
 		{"no numbers", "Hej! Vad kostar det?", nil},
 		{"empty", "", nil},
 	}

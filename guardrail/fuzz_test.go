@@ -63,7 +63,7 @@ func FuzzVerify(f *testing.F) {
 		all := true
 		for _, n := range v.Numbers {
 			switch {
-			case n.Grounded && (n.Citation < 0 || n.Citation >= len(sources) || !sources[n.Citation].Grounds(n.Canonical)):
+			case n.Grounded && (n.Citation < 0 || n.Citation >= len(sources) || !sources[n.Citation].Grounds(n.Number)):
 				t.Fatalf("grounded number %+v has a bad citation", n)
 			case !n.Grounded && n.Citation != -1:
 				t.Fatalf("ungrounded number %+v has a citation", n)

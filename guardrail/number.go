@@ -23,8 +23,10 @@ const (
 	KindDate      Kind = "date"      // 2025-12-31, 2025/12/31
 	KindTime      Kind = "time"      // 14:30, 8:05
 	KindPhone     Kind = "phone"     // +46 8 123 45 67, 08-123 45 67
-	KindCode      Kind = "code"      // digits inside a word: A380, COVID-19
 	KindWords     Kind = "words"     // spelled out: ninety-nine, två tusen
+	KindOrdinal   Kind = "ordinal"   // 3rd, third, tredje, 3:e
+	KindQuarter   Kind = "quarter"   // Q3, 3Q, third quarter, tredje kvartalet
+	KindRange     Kind = "range"     // 2007-2008, 2007–08: a range of years
 	KindAmbiguous Kind = "ambiguous" // 1,000 (one thousand, or one with three decimals)
 )
 
@@ -37,9 +39,14 @@ type Number struct {
 	Text      string `json:"text"`
 	Canonical string `json:"canonical"`
 	Kind      Kind   `json:"kind"`
-	// Unit is the unit written after the number ("kr", "TB", …), if any. It
-	// is informative only: the rule compares the number alone.
-	Unit  string `json:"unit,omitempty"`
-	Start int    `json:"start"`
-	End   int    `json:"end"`
+	// Unit is the unit or currency printed with the number, normalised
+	// ("SEK" for kr, kronor and :-; "EUR"; "GB"; "day"), and Period what it
+	// is per ("month" for /mån, per month, a month). Empty when none is
+	// printed.
+	Unit   string `json:"unit,omitempty"`
+	Period string `json:"period,omitempty"`
+	Start  int    `json:"start"`
+	End    int    `json:"end"`
+
+	noun string // for a small count written as a word: what it counts
 }

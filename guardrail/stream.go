@@ -22,14 +22,21 @@ type StreamGuard struct {
 	scanned  int // rune index up to which numbers are final
 	released int // byte offset up to which text was returned
 	numbers  []NumberVerdict
-	ends     []int // rune index where each number ends, to read its unit at Close
+	policy   Policy
 	blocked  bool
 	closed   bool
 }
 
-// NewStreamGuard returns a guard for one answer verified against sources.
+// NewStreamGuard returns a guard for one answer verified against sources
+// under the default policy.
 func NewStreamGuard(sources []*Source) *StreamGuard {
-	return &StreamGuard{sources: sources}
+	return Default.NewStreamGuard(sources)
+}
+
+// NewStreamGuard returns a guard for one answer verified against sources
+// under p.
+func (p Policy) NewStreamGuard(sources []*Source) *StreamGuard {
+	return &StreamGuard{sources: sources, policy: p}
 }
 
 // Feed appends delta to the answer and returns the text that has become
@@ -52,10 +59,6 @@ func (g *StreamGuard) Close() (safe string, v Verdict) {
 		g.closed = true
 		g.decoded += g.f.appendBytes(g.raw[g.decoded:], g.decoded, true)
 		safe = g.advance(true)
-		text := string(g.raw)
-		for i, end := range g.ends {
-			g.numbers[i].Unit = unitAfter(&g.f, text, end)
-		}
 	}
 	v = Verdict{Grounded: !g.blocked, Numbers: g.numbers}
 	return safe, v
@@ -66,7 +69,7 @@ func (g *StreamGuard) Blocked() (NumberVerdict, bool) {
 	if !g.blocked {
 		return NumberVerdict{}, false
 	}
-	first, _ := Verdict{Numbers: g.numbers}.FirstUngrounded()
+	first, _ := Verdict{Numbers: g.numbers}.FirstBlocking(g.policy)
 	return first, true
 }
 
@@ -83,8 +86,7 @@ func (g *StreamGuard) advance(final bool) string {
 		n := t.numberAt(string(g.raw[start:end]), start, end)
 		nv := Check(n, g.sources)
 		g.numbers = append(g.numbers, nv)
-		g.ends = append(g.ends, t.end)
-		if !nv.Grounded && !g.blocked {
+		if g.policy.Blocks(nv.State) && !g.blocked {
 			g.blocked = true
 			limit = start
 		}

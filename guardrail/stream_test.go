@@ -99,11 +99,11 @@ func TestStreamGuardReleasesProseAtOnce(t *testing.T) {
 	g := NewStreamGuard(streamSources)
 	steps := []struct{ feed, want string }{
 		{"Premium costs ", "Premium costs "},
-		{"3", ""},       // may become 399
-		{"99", ""},      // may become 399.5, 399 %, 399 000
-		{" kr", "399 "}, // "kr" may still grow into a code
-		{" per ", "kr per "},
-		{"month.\n", "month.\n"},
+		{"3", ""},     // may become 399
+		{"99", ""},    // may become 399.5, 399 %, 399 000
+		{" kr", ""},   // may still become "399 kr per year"
+		{" per ", ""}, // the period is not known yet
+		{"month.\n", "399 kr per month.\n"},
 		{"Call +46 8", "Call "}, // a phone number may grow
 		{" 123 45 67 now", "+46 8 123 45 67 "},
 	}
@@ -125,11 +125,14 @@ func TestStreamGuardBlocks(t *testing.T) {
 	if out != "Premium costs " {
 		t.Fatalf("got %q", out)
 	}
-	if out, ok := g.Feed("77 kr per month"); ok || out != "" {
+	if out, ok := g.Feed("77 kr per month"); !ok || out != "" {
+		t.Fatalf("Feed = %q, %v; want the quantity held (it may still grow)", out, ok)
+	}
+	if out, ok := g.Feed("."); ok || out != "" {
 		t.Fatalf("Feed = %q, %v; want a block", out, ok)
 	}
 	b, ok := g.Blocked()
-	if !ok || b.Text != "377" || b.Grounded {
+	if !ok || b.Text != "377 kr per month" || b.Grounded || b.State != Ungrounded {
 		t.Fatalf("Blocked = %+v, %v", b, ok)
 	}
 	if out, ok := g.Feed(" and 399 kr"); ok || out != "" {
@@ -150,7 +153,10 @@ func TestStreamGuardHoldsTwentyFive(t *testing.T) {
 	if out, ok := g.Feed("up to twenty"); out != "up to " || !ok {
 		t.Fatalf("got %q %v", out, ok)
 	}
-	if out, ok := g.Feed("-five users"); out != "twenty-five " || !ok {
+	if out, ok := g.Feed("-five users"); out != "" || !ok {
+		t.Fatalf("got %q %v", out, ok)
+	}
+	if out, ok := g.Feed("."); out != "twenty-five users" || !ok { // "." may start ".5"
 		t.Fatalf("got %q %v", out, ok)
 	}
 }

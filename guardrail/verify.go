@@ -1,27 +1,121 @@
 package guardrail
 
-// Source is a cited snippet with its numbers extracted once, so that an
+import "strings"
+
+// State is the verdict on one number of an answer.
+type State string
+
+const (
+	// Grounded: a cited snippet states the same quantity.
+	Grounded State = "grounded"
+	// Ungrounded: no snippet states it. It blocks the answer.
+	Ungrounded State = "ungrounded"
+	// Unverified: a small count written as a word ("two companies") that
+	// no snippet states and none contradicts. It blocks only under
+	// [Strict].
+	Unverified State = "unverified"
+)
+
+// Policy decides which states block an answer.
+type Policy uint8
+
+const (
+	// Default blocks ungrounded numbers.
+	Default Policy = iota
+	// Strict blocks ungrounded and unverified numbers.
+	Strict
+)
+
+// Blocks reports whether a number in state st blocks the answer.
+func (p Policy) Blocks(st State) bool {
+	return st == Ungrounded || st == Unverified && p == Strict
+}
+
+// String returns "default" or "strict".
+func (p Policy) String() string {
+	if p == Strict {
+		return "strict"
+	}
+	return "default"
+}
+
+// ParsePolicy reads "default" (or "") and "strict".
+func ParsePolicy(s string) (Policy, bool) {
+	switch s {
+	case "", "default":
+		return Default, true
+	case "strict":
+		return Strict, true
+	}
+	return Default, false
+}
+
+// attrs is what a snippet prints with one value: the unit and period that
+// an answer's quantity with the same value must not contradict.
+type attrs struct{ unit, period string }
+
+// Source is a cited snippet with its quantities extracted once, so that an
 // answer can be verified against it without scanning the snippet again.
 // A Source is immutable after [NewSource] and safe for concurrent use.
 type Source struct {
 	Text    string
 	Numbers []Number
-	keys    map[string]struct{}
+	keys    map[string][]attrs
+	counted map[string][]string // noun → values the snippet binds to it
+	lower   string              // the text in lower case, for month names
 }
 
-// NewSource extracts the numbers of a snippet and indexes their canonical
-// forms. A percent also indexes its bare value: a snippet saying "20%"
-// grounds an answer saying "20".
+// NewSource extracts the quantities of a snippet and indexes them by value.
+// A percent also indexes its bare value ("20%" grounds "20"); a date indexes
+// its year, its year-month and its day-month; a range of years indexes both
+// years.
 func NewSource(text string) *Source {
 	nums := Extract(text)
-	s := &Source{Text: text, Numbers: nums, keys: make(map[string]struct{}, len(nums)+1)}
+	s := &Source{Text: text, Numbers: nums, keys: make(map[string][]attrs, len(nums)+1), lower: strings.ToLower(text)}
 	for _, n := range nums {
-		s.keys[n.Canonical] = struct{}{}
-		if n.Kind == KindPercent {
-			s.keys[n.Canonical[:len(n.Canonical)-1]] = struct{}{}
+		a := attrs{n.Unit, n.Period}
+		s.add(n.Canonical, a)
+		switch n.Kind {
+		case KindPercent:
+			s.add(strings.TrimSuffix(n.Canonical, "%"), a)
+		case KindDate:
+			y, md := dateParts(n.Canonical)
+			if y != "" {
+				s.add(y, attrs{})
+			}
+			if md != "" {
+				s.add("--"+md, attrs{})
+				if y != "" {
+					s.add(y+"-"+md[:2], attrs{})
+				}
+			}
+		case KindRange:
+			from, to, _ := strings.Cut(n.Canonical, "-")
+			s.add(from, attrs{})
+			s.add(to, attrs{})
+		}
+		if noun := nounAfter(text, n.End); noun != "" && (plain(n.Kind) || n.Kind == KindWords) {
+			if s.counted == nil {
+				s.counted = map[string][]string{}
+			}
+			s.counted[noun] = append(s.counted[noun], n.Canonical)
 		}
 	}
 	return s
+}
+
+func (s *Source) add(key string, a attrs) { s.keys[key] = append(s.keys[key], a) }
+
+// dateParts splits a canonical date: "2004-10-19" → "2004", "10-19";
+// "--10-19" → "", "10-19"; "2019-06" → "2019", "".
+func dateParts(c string) (year, monthDay string) {
+	if strings.HasPrefix(c, "--") {
+		return "", c[2:]
+	}
+	if len(c) == len("2004-10-19") {
+		return c[:4], c[5:]
+	}
+	return c[:4], ""
 }
 
 // NewSources is NewSource for each text, in order.
@@ -33,33 +127,104 @@ func NewSources(texts []string) []*Source {
 	return out
 }
 
-// Grounds reports whether the snippet holds a number with the given
-// canonical form.
-func (s *Source) Grounds(canonical string) bool {
-	_, ok := s.keys[canonical]
-	return ok
+// Grounds reports whether the snippet states the quantity n: the same value
+// after scale and, where both print one, the same unit and the same period.
+func (s *Source) Grounds(n Number) bool {
+	return s.has(n.Canonical, attrs{n.Unit, n.Period})
+}
+
+// parts returns what grounds a date or a range of years when no snippet
+// states it whole: a date's year and its day-month ("November 2, 2004"
+// from "November 2" and a date in 2004), a month of a year's year and its
+// month named ("May 2018" from "2018-03-23" and "in May"), a range's two
+// years ("1933-2006" from "September 1, 1933 -- September 13, 2006").
+func parts(n Number) (keys []string, month string) {
+	switch n.Kind {
+	case KindDate:
+		y, md := dateParts(n.Canonical)
+		switch {
+		case y != "" && md != "":
+			return []string{y, "--" + md}, ""
+		case y != "" && len(n.Canonical) == len("2019-06"):
+			return []string{y}, n.Canonical[5:]
+		}
+	case KindRange:
+		from, to, _ := strings.Cut(n.Canonical, "-")
+		return []string{from, to}, ""
+	}
+	return nil, ""
+}
+
+// mentionsMonth reports whether the snippet names month m ("05") or holds a
+// date in it.
+func (s *Source) mentionsMonth(m string) bool {
+	for w, v := range monthWords.words {
+		if v == m && len(w) > 3 && strings.Contains(s.lower, w) {
+			return true
+		}
+	}
+	for _, n := range s.Numbers {
+		if n.Kind == KindDate {
+			if _, md := dateParts(n.Canonical); strings.HasPrefix(md, m+"-") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *Source) has(key string, want attrs) bool {
+	for _, a := range s.keys[key] {
+		if agree(a.unit, want.unit) && agree(a.period, want.period) {
+			return true
+		}
+	}
+	return false
+}
+
+// agree: where both sides print a unit (or a period), it is the same one.
+func agree(a, b string) bool { return a == "" || b == "" || a == b }
+
+// contradicts reports whether the snippet binds another value to what the
+// small count n counts ("up to 3 devices" against "two devices").
+func (s *Source) contradicts(n Number) bool {
+	for _, v := range s.counted[n.noun] {
+		if v != n.Canonical {
+			return true
+		}
+	}
+	return false
 }
 
 // NumberVerdict is the verdict on one number of an answer.
 type NumberVerdict struct {
 	Number
+	State State `json:"state"`
+	// Grounded is State == Grounded.
 	Grounded bool `json:"grounded"`
 	// Citation is the index of the first source that grounds the number,
 	// or -1 when none does.
 	Citation int `json:"citation"`
 }
 
-// Verdict is the verdict on a whole answer. Grounded is true when every
-// number of the answer is grounded (an answer without numbers is grounded).
+// Verdict is the verdict on a whole answer. Grounded is true when no number
+// blocks it under the policy it was checked with (an answer without numbers
+// is grounded).
 type Verdict struct {
 	Grounded bool            `json:"grounded"`
 	Numbers  []NumberVerdict `json:"numbers"`
 }
 
-// FirstUngrounded returns the first number that no source grounds.
+// FirstUngrounded returns the first number that blocks the answer under
+// the default policy.
 func (v Verdict) FirstUngrounded() (NumberVerdict, bool) {
+	return v.FirstBlocking(Default)
+}
+
+// FirstBlocking returns the first number that blocks the answer under p.
+func (v Verdict) FirstBlocking(p Policy) (NumberVerdict, bool) {
 	for _, n := range v.Numbers {
-		if !n.Grounded {
+		if p.Blocks(n.State) {
 			return n, true
 		}
 	}
@@ -69,16 +234,61 @@ func (v Verdict) FirstUngrounded() (NumberVerdict, bool) {
 // Check returns the verdict on one number against the sources.
 func Check(n Number, sources []*Source) NumberVerdict {
 	for i, s := range sources {
-		if s != nil && s.Grounds(n.Canonical) {
-			return NumberVerdict{Number: n, Grounded: true, Citation: i}
+		if s != nil && s.Grounds(n) {
+			return NumberVerdict{Number: n, State: Grounded, Grounded: true, Citation: i}
 		}
 	}
-	return NumberVerdict{Number: n, Citation: -1}
+	if keys, month := parts(n); keys != nil {
+		cite := -1
+		for _, k := range keys {
+			i := groundedBy(sources, func(s *Source) bool { return s.has(k, attrs{}) })
+			if i < 0 {
+				cite = -1
+				break
+			}
+			if cite < 0 {
+				cite = i
+			}
+		}
+		if cite >= 0 && month != "" && groundedBy(sources, func(s *Source) bool { return s.mentionsMonth(month) }) < 0 {
+			cite = -1
+		}
+		if cite >= 0 {
+			return NumberVerdict{Number: n, State: Grounded, Grounded: true, Citation: cite}
+		}
+	}
+	st := Ungrounded
+	if n.noun != "" {
+		st = Unverified
+		for _, s := range sources {
+			if s != nil && s.contradicts(n) {
+				st = Ungrounded
+				break
+			}
+		}
+	}
+	return NumberVerdict{Number: n, State: st, Citation: -1}
 }
 
-// Verify checks every number of answer against the sources.
+// groundedBy returns the index of the first source for which ok holds, or -1.
+func groundedBy(sources []*Source, ok func(*Source) bool) int {
+	for i, s := range sources {
+		if s != nil && ok(s) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Verify checks every number of answer against the sources under the
+// default policy.
 func Verify(answer string, sources []*Source) Verdict {
-	return verdictOf(Extract(answer), sources)
+	return Default.Verify(answer, sources)
+}
+
+// Verify checks every number of answer against the sources under p.
+func (p Policy) Verify(answer string, sources []*Source) Verdict {
+	return p.verdictOf(Extract(answer), sources)
 }
 
 // VerifyStrings is Verify with sources given as plain snippet texts.
@@ -86,11 +296,11 @@ func VerifyStrings(answer string, sources []string) Verdict {
 	return Verify(answer, NewSources(sources))
 }
 
-func verdictOf(nums []Number, sources []*Source) Verdict {
+func (p Policy) verdictOf(nums []Number, sources []*Source) Verdict {
 	v := Verdict{Grounded: true, Numbers: make([]NumberVerdict, 0, len(nums))}
 	for _, n := range nums {
 		nv := Check(n, sources)
-		if !nv.Grounded {
+		if p.Blocks(nv.State) {
 			v.Grounded = false
 		}
 		v.Numbers = append(v.Numbers, nv)

@@ -110,7 +110,7 @@ func TestVerdictJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"grounded":true,"numbers":[{"text":"399","canonical":"399","kind":"integer","unit":"kr","start":8,"end":11,"grounded":true,"citation":0}]}`
+	const want = `{"grounded":true,"numbers":[{"text":"399 kr","canonical":"399","kind":"integer","unit":"SEK","start":8,"end":14,"state":"grounded","grounded":true,"citation":0}]}`
 	if string(b) != want {
 		t.Errorf("JSON\n got %s\nwant %s", b, want)
 	}

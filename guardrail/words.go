@@ -2,7 +2,6 @@ package guardrail
 
 import (
 	"strconv"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -23,12 +22,51 @@ func (s *scanner) word(i int) (token, int, bool) {
 		end = e
 	}
 	if hasDigit {
-		return token{start: i, end: end, canon: strings.ToUpper(s.str(i, end)), kind: KindCode}, end, true
+		// A quarter ("Q3"); any other name with digits ("COVID-19",
+		// "A380") is a name, not a quantity.
+		if end == i+2 && (s.at(i) == 'Q' || s.at(i) == 'q') && s.at(i+1) >= '1' && s.at(i+1) <= '4' {
+			return token{start: i, end: end, canon: "Q" + s.str(i+1, end), kind: KindQuarter}, end, true
+		}
+		return token{}, end, false
+	}
+	if unicode.IsUpper(s.at(i)) {
+		if t, next, ok := s.monthFirst(i); ok {
+			return t, next, true
+		}
+		if unit, e, ok := s.read(currencyCodes, i); ok && e == j {
+			if t, next, ok := s.prefixed(i, e, unit); ok {
+				return t, next, true
+			}
+		}
+	}
+	// An ordinal word counts before a noun ("third place", "tredje
+	// kvartalet"), not as a marker of a list ("Third, …").
+	if v, e, ok := s.read(ordinalWords, i); ok && e == j {
+		t := s.ordinalToken(i, e, v)
+		if t.kind == KindQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
+			return t, t.end, true
+		}
+		return token{}, j, false
 	}
 	if t, ok := s.spelled(i, j); ok {
 		return t, t.end, true
 	}
 	return token{}, j, false
+}
+
+// nounAt reads the word after a small count ending at i, for the check
+// that no snippet binds another number to it ("two devices" against "up to
+// 3 devices"). It reads through the scanner, so in hold mode the count is
+// decided only once its noun is complete.
+func (s *scanner) nounAt(i int) string {
+	if s.at(i) != ' ' {
+		return ""
+	}
+	e := i + 1
+	for isLetter(s.at(e)) {
+		e++
+	}
+	return stemNoun(string(s.lower(s.f.r[i+1 : e])))
 }
 
 func (s *scanner) alnumEnd(i int) int {
@@ -227,10 +265,40 @@ func (s *scanner) spelled(i, j int) (token, bool) {
 			return token{}, false
 		}
 		t := token{start: i, end: ends[n-1], canon: strconv.FormatInt(v, 10), kind: KindWords}
-		s.suffix(&t)
+		if frac, e, ok := s.spelledFraction(t.end); ok {
+			t.canon, t.end = decimal(t.canon, frac), e
+		}
+		s.quantity(&t, "")
+		if v <= 10 && n == 1 && t.kind == KindWords && t.unit == "" && t.period == "" && t.canon == strconv.FormatInt(v, 10) {
+			t.noun = s.nounAt(t.end)
+		}
 		return t, true
 	}
 	return token{}, false
+}
+
+var pointWords = newWordSet(map[string]string{"point": "", "dot": "", "komma": ""})
+
+// spelledFraction reads the decimals of a spelled-out number after end:
+// "three point five", "twelve dot fifty", "tre komma fem".
+func (s *scanner) spelledFraction(end int) (string, int, bool) {
+	if s.at(end) != ' ' {
+		return "", 0, false
+	}
+	_, e, ok := s.read(pointWords, end+1)
+	if !ok || s.at(e) != ' ' || !isLetter(s.at(e+1)) {
+		return "", 0, false
+	}
+	j := s.alnumEnd(e + 1)
+	l, _ := lexWord(s.lower(s.f.r[e+1 : j]))
+	if l == nil {
+		return "", 0, false
+	}
+	v, ok := parseNumber(l)
+	if !ok || v >= 100 {
+		return "", 0, false
+	}
+	return strconv.FormatInt(v, 10), j, true
 }
 
 // parseNumber evaluates a whole sequence of lexemes as one number:

@@ -125,7 +125,7 @@ func TestSnippetSources(t *testing.T) {
 				t.Errorf("%s:%d: Source numbers %v, want %v", s.File, s.Line, s.Source.Numbers, want)
 			}
 			for _, n := range s.Source.Numbers {
-				if !s.Source.Grounds(n.Canonical) {
+				if !s.Source.Grounds(n) {
 					t.Errorf("%s:%d: does not ground its own %q", s.File, s.Line, n.Text)
 				}
 			}

@@ -139,7 +139,7 @@ func (r *run) run(f ClientFrame) {
 
 	var guard *guardrail.StreamGuard
 	if h.cfg.Mode == ModeHold {
-		guard = guardrail.NewStreamGuard(r.srcs)
+		guard = h.cfg.Policy.NewStreamGuard(r.srcs)
 	}
 	for {
 		tok, err := toks.Next()
@@ -179,7 +179,7 @@ func (r *run) run(f ClientFrame) {
 			return
 		}
 		if !ok {
-			r.finish(ReasonBlocked, StatusBlocked, guardrail.Verify(r.produced.String(), r.srcs))
+			r.finish(ReasonBlocked, StatusBlocked, h.cfg.Policy.Verify(r.produced.String(), r.srcs))
 			return
 		}
 	}
@@ -193,7 +193,7 @@ func (r *run) run(f ClientFrame) {
 			return
 		}
 	} else {
-		v = guardrail.Verify(r.produced.String(), r.srcs)
+		v = h.cfg.Policy.Verify(r.produced.String(), r.srcs)
 	}
 	if !v.Grounded {
 		r.finish(ReasonBlocked, StatusBlocked, v)
@@ -271,7 +271,7 @@ func (r *run) finish(reason, status string, v guardrail.Verdict) {
 		Text:      r.streamed.String(),
 		Citations: r.cites,
 		Status:    status,
-		Numbers:   numbers(v),
+		Numbers:   numbers(v, h.cfg.Policy),
 	}
 	if status == StatusBlocked {
 		t := r.lang.texts()
@@ -368,11 +368,11 @@ func (r *run) release() {
 // numbers converts a verdict to the protocol's number verdicts (never nil).
 // An ungrounded number is withheld: its text and canonical form are empty,
 // so it never reaches the client, not even in a structured field.
-func numbers(v guardrail.Verdict) []NumberVerdict {
+func numbers(v guardrail.Verdict, policy guardrail.Policy) []NumberVerdict {
 	out := make([]NumberVerdict, 0, len(v.Numbers))
 	for _, n := range v.Numbers {
-		nv := NumberVerdict{Kind: string(n.Kind), Grounded: n.Grounded, Citation: n.Citation}
-		if n.Grounded {
+		nv := NumberVerdict{Kind: string(n.Kind), State: string(n.State), Grounded: n.Grounded, Citation: n.Citation}
+		if !policy.Blocks(n.State) {
 			nv.Text, nv.Canonical = n.Text, n.Canonical
 		}
 		out = append(out, nv)

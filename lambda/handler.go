@@ -75,6 +75,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"golang.org/x/time/rate"
+
+	"github.com/groundwire/groundwire/guardrail"
 )
 
 // Mode says when answers are verified.
@@ -103,6 +105,10 @@ type Config struct {
 	// without an executor is still suggested, and its confirm fails.
 	Executors map[string]Executor
 	Mode      Mode
+	// Policy decides which numbers block an answer: guardrail.Default
+	// blocks ungrounded ones, guardrail.Strict also unverified small counts
+	// written as words ("two companies").
+	Policy guardrail.Policy
 	// TopK is how many snippets to retrieve (default 3).
 	TopK   int
 	Limits Limits

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/groundwire/groundwire/guardrail"
 	"github.com/groundwire/groundwire/lambda"
 )
 
@@ -81,11 +82,42 @@ func TestPriceQuestion(t *testing.T) {
 		if !n.Grounded {
 			t.Fatalf("ungrounded number %+v", n)
 		}
-		if n.Text == "399" {
+		if n.Canonical == "399" && n.State == "grounded" {
 			found = true
 		}
 	}
 	if !found {
 		t.Fatalf("399 not among numbers %+v in %q", resp.Numbers, resp.Text)
+	}
+}
+
+// A small count in words that no snippet states or contradicts is shown as
+// "unverified" under the default policy and blocks under the strict one.
+func TestPolicyUnverifiedCount(t *testing.T) {
+	const say = "$say Premium costs 399 kr/month, and two colleagues can share it."
+	for _, c := range []struct {
+		policy     guardrail.Policy
+		wantStatus string
+	}{{guardrail.Default, "verified"}, {guardrail.Strict, "blocked"}} {
+		hs := newHarness(t, func(cfg *lambda.Config) { cfg.Policy = c.policy })
+		hs.connect("c1")
+		hs.send("c1", msg("m1", say))
+		resp := last(hs.frames("c1"), lambda.TypeResponse)
+		if resp.Status != c.wantStatus {
+			t.Fatalf("%s policy: status %q, want %q (%+v)", c.policy, resp.Status, c.wantStatus, resp.Numbers)
+		}
+		var states []string
+		for _, n := range resp.Numbers {
+			states = append(states, n.State)
+			if n.State == "unverified" && (c.policy == guardrail.Strict) != (n.Text == "") {
+				t.Errorf("%s policy: unverified number text %q (withheld only when it blocks)", c.policy, n.Text)
+			}
+		}
+		if len(states) != 2 || states[0] != "grounded" || states[1] != "unverified" {
+			t.Errorf("%s policy: states %q, want grounded, unverified", c.policy, states)
+		}
+		if c.policy == guardrail.Default && resp.Text != deltas(hs.frames("c1"), "m1") {
+			t.Errorf("verified text %q is not the streamed text", resp.Text)
+		}
 	}
 }

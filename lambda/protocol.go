@@ -63,8 +63,11 @@ type NumberVerdict struct {
 	Text      string `json:"text"`
 	Canonical string `json:"canonical"`
 	Kind      string `json:"kind"`
-	Grounded  bool   `json:"grounded"`
-	Citation  int    `json:"citation"`
+	// State is "grounded", "ungrounded" or "unverified" (a small count
+	// written as a word that no snippet states or contradicts).
+	State    string `json:"state"`
+	Grounded bool   `json:"grounded"`
+	Citation int    `json:"citation"`
 }
 
 // SourcesFrame is sent before streaming: the snippets the answer is checked

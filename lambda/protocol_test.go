@@ -23,12 +23,12 @@ func TestProtocolGolden(t *testing.T) {
 		{lambda.StreamEndFrame{Type: "stream_end", ID: "m1", Reason: "done"},
 			`{"type":"stream_end","id":"m1","reason":"done"}`},
 		{lambda.ResponseFrame{Type: "response", ID: "m1", Text: "Premium: 399 kr/month.", Citations: cites, Status: "verified",
-			Numbers: []lambda.NumberVerdict{{Text: "399", Canonical: "399", Kind: "integer", Grounded: true, Citation: 0}}},
-			`{"type":"response","id":"m1","text":"Premium: 399 kr/month.","citations":[{"file":"kb/en/pricing.md","line":3,"snippet":"Premium: 399 kr/month."}],"status":"verified","numbers":[{"text":"399","canonical":"399","kind":"integer","grounded":true,"citation":0}]}`},
+			Numbers: []lambda.NumberVerdict{{Text: "399 kr/month", Canonical: "399", Kind: "integer", State: "grounded", Grounded: true, Citation: 0}}},
+			`{"type":"response","id":"m1","text":"Premium: 399 kr/month.","citations":[{"file":"kb/en/pricing.md","line":3,"snippet":"Premium: 399 kr/month."}],"status":"verified","numbers":[{"text":"399 kr/month","canonical":"399","kind":"integer","state":"grounded","grounded":true,"citation":0}]}`},
 		{lambda.ResponseFrame{Type: "response", ID: "m1", Text: "I cannot verify that.", Citations: cites, Status: "blocked",
-			Numbers: []lambda.NumberVerdict{{Text: "499", Canonical: "499", Kind: "integer", Grounded: false, Citation: -1}},
+			Numbers: []lambda.NumberVerdict{{Kind: "integer", State: "ungrounded", Grounded: false, Citation: -1}},
 			Error:   "Verification failed: Number mismatch"},
-			`{"type":"response","id":"m1","text":"I cannot verify that.","citations":[{"file":"kb/en/pricing.md","line":3,"snippet":"Premium: 399 kr/month."}],"status":"blocked","numbers":[{"text":"499","canonical":"499","kind":"integer","grounded":false,"citation":-1}],"error":"Verification failed: Number mismatch"}`},
+			`{"type":"response","id":"m1","text":"I cannot verify that.","citations":[{"file":"kb/en/pricing.md","line":3,"snippet":"Premium: 399 kr/month."}],"status":"blocked","numbers":[{"text":"","canonical":"","kind":"integer","state":"ungrounded","grounded":false,"citation":-1}],"error":"Verification failed: Number mismatch"}`},
 		{lambda.ActionSuggestionFrame{Type: "action_suggestion", ID: "m1", SuggestionID: "0123456789abcdef0123456789abcdef", Action: "schedule_callback", Payload: map[string]string{"phone": "+46 70 123 45 67"}},
 			`{"type":"action_suggestion","id":"m1","suggestionId":"0123456789abcdef0123456789abcdef","action":"schedule_callback","payload":{"phone":"+46 70 123 45 67"}}`},
 		{lambda.ActionExecutedFrame{Type: "action_executed", SuggestionID: "0123456789abcdef0123456789abcdef", Result: lambda.ActionResult{Success: true, Ignored: true, Message: "Already executed"}},
@@ -57,7 +57,7 @@ func TestProtocolGolden(t *testing.T) {
 }
 
 // Frames the handler really sends match the golden shapes (numbers have
-// exactly the five fields of SPEC §5).
+// exactly the six fields of SPEC §5).
 func TestResponseNumbersShape(t *testing.T) {
 	hs := newHarness(t)
 	hs.connect("c1")
@@ -66,7 +66,7 @@ func TestResponseNumbersShape(t *testing.T) {
 	var resp map[string]any
 	json.Unmarshal(raw[len(raw)-1], &resp)
 	n := resp["numbers"].([]any)[0].(map[string]any)
-	if len(n) != 5 {
+	if len(n) != 6 || n["state"] != "grounded" || n["text"] != "399 kr/month" {
 		t.Fatalf("number fields %v", n)
 	}
 }

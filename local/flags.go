@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwire/groundwire/guardrail"
 	"github.com/groundwire/groundwire/lambda"
 )
 
@@ -25,6 +26,7 @@ type config struct {
 	Model           string // "mock" or "openai"
 	TokenDelay      delayRange
 	Mode            lambda.Mode
+	Policy          guardrail.Policy
 	Hallucination   float64
 	Seed            uint64
 	Origins         []string // as given: hosts or origins
@@ -117,6 +119,7 @@ var flagGroups = []struct {
 		{"model", "NAME", "mock or openai (OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)"},
 		{"token-delay", "RANGE", "mock model's delay per token: a range (20ms-80ms), one duration, or 0"},
 		{"mode", "MODE", "hold (verify while streaming) or after (stream, then verify)"},
+		{"policy", "POLICY", "default (small counts in words that no source states or contradicts pass as unverified) or strict (they block)"},
 		{"hallucination-rate", "P", "probability (0-1) that the mock model changes the numbers it says"},
 		{"seed", "N", "seed of the mock model"},
 		{"suggestion-window", "DURATION", "how long an action suggestion can be confirmed"},
@@ -170,6 +173,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "")
 	fs.Var(&cfg.TokenDelay, "token-delay", "")
 	fs.Var((*modeValue)(&cfg.Mode), "mode", "")
+	fs.Var((*policyValue)(&cfg.Policy), "policy", "")
 	fs.Float64Var(&cfg.Hallucination, "hallucination-rate", cfg.Hallucination, "")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "")
 	fs.DurationVar(&cfg.SuggestWindow, "suggestion-window", cfg.SuggestWindow, "")
@@ -423,6 +427,20 @@ func (m *modeValue) Set(s string) error {
 	default:
 		return errors.New("want hold or after")
 	}
+	return nil
+}
+
+// policyValue is a guardrail.Policy as a flag: default or strict.
+type policyValue guardrail.Policy
+
+func (p *policyValue) String() string { return guardrail.Policy(*p).String() }
+
+func (p *policyValue) Set(s string) error {
+	v, ok := guardrail.ParsePolicy(s)
+	if !ok {
+		return errors.New("want default or strict")
+	}
+	*p = policyValue(v)
 	return nil
 }
 

@@ -127,6 +127,7 @@ func newServer(cfg config, d deps) (*Server, error) {
 			Clock:     d.Clock,
 			Executors: d.Executors,
 			Mode:      cfg.Mode,
+			Policy:    cfg.Policy,
 			Limits: lambda.Limits{
 				MaxBodyBytes:      cfg.MaxMessage,
 				MessagesPerSecond: cfg.Rate,

@@ -299,8 +299,8 @@ func TestBrowserGuardNeverShowsUngroundedNumber(t *testing.T) {
 		t.Errorf("final body %q, want %q", body, premiumAnswer)
 	}
 	nums := webtest.Eval[[][]string](t, tab, `[...[...document.querySelectorAll(".msg.bot")].pop().querySelectorAll(".num")].map(n => [n.textContent, n.dataset.grounded, n.title])`)
-	if len(nums) != 2 || nums[0][0] != "99" || nums[0][1] != "true" || !strings.Contains(nums[0][2], "kb/pricing.md:3") ||
-		nums[1][0] != "49" || !strings.Contains(nums[1][2], "kb/pricing.md:4 — Basic costs 49 kr per month.") {
+	if len(nums) != 2 || nums[0][0] != "99 kr per month" || nums[0][1] != "true" || !strings.Contains(nums[0][2], "kb/pricing.md:3") ||
+		nums[1][0] != "49 kr" || !strings.Contains(nums[1][2], "kb/pricing.md:4 — Basic costs 49 kr per month.") {
 		t.Errorf("numbers %q", nums)
 	}
 	for _, b := range webtest.Eval[[]string](t, tab, `window.__bodies`) {

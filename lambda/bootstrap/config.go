@@ -8,14 +8,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwire/groundwire/guardrail"
 	"github.com/groundwire/groundwire/lambda"
 )
 
 // config is the bootstrap's configuration, read from the environment.
 type config struct {
-	Table  string      // GROUNDWIRE_TABLE (required)
-	Mode   lambda.Mode // GROUNDWIRE_MODE: hold (default) | after
-	Model  string      // GROUNDWIRE_MODEL: mock (default) | openai
+	Table  string           // GROUNDWIRE_TABLE (required)
+	Mode   lambda.Mode      // GROUNDWIRE_MODE: hold (default) | after
+	Policy guardrail.Policy // GROUNDWIRE_POLICY: default | strict
+	Model  string           // GROUNDWIRE_MODEL: mock (default) | openai
 	OpenAI lambda.OpenAIConfig
 	// OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL (required for openai)
 	TokenDelayMin       time.Duration // GROUNDWIRE_TOKEN_DELAY: "20ms-80ms" (default), "50ms", "0"
@@ -76,6 +78,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 		c.Mode = lambda.ModeAfter
 	default:
 		bad("GROUNDWIRE_MODE", v, "want hold or after")
+	}
+	if p, ok := guardrail.ParsePolicy(strings.ToLower(get("GROUNDWIRE_POLICY"))); ok {
+		c.Policy = p
+	} else {
+		bad("GROUNDWIRE_POLICY", get("GROUNDWIRE_POLICY"), "want default or strict")
 	}
 	switch v := strings.ToLower(get("GROUNDWIRE_MODEL")); v {
 	case "", "mock":

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/groundwire/groundwire/guardrail"
 	"github.com/groundwire/groundwire/kb"
 	"github.com/groundwire/groundwire/lambda"
 )
@@ -37,6 +38,7 @@ func TestLoadConfigAll(t *testing.T) {
 	c, err := loadConfig(env(map[string]string{
 		"GROUNDWIRE_TABLE":                  " gw-prod ",
 		"GROUNDWIRE_MODE":                   "After",
+		"GROUNDWIRE_POLICY":                 "Strict",
 		"GROUNDWIRE_MODEL":                  "openai",
 		"OPENAI_BASE_URL":                   "http://127.0.0.1:8000/v1/",
 		"OPENAI_API_KEY":                    "sk-test",
@@ -60,7 +62,7 @@ func TestLoadConfigAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{
-		Table: "gw-prod", Mode: lambda.ModeAfter, MockSeed: 42, Model: "openai",
+		Table: "gw-prod", Mode: lambda.ModeAfter, Policy: guardrail.Strict, MockSeed: 42, Model: "openai",
 		OpenAI: lambda.OpenAIConfig{BaseURL: "http://127.0.0.1:8000/v1/", APIKey: "sk-test", Model: "gpt-4o-mini"}, HallucinationRate: 0.25,
 		AuthToken: "s3cret", AuthSecret: "0123456789abcdef", Origins: []string{"https://app.example.com", "https://x.example.com"},
 		Endpoint: "http://127.0.0.1:8787", NoRateLimit: true, LogLevel: slog.LevelDebug, LogText: true,
@@ -78,6 +80,7 @@ func TestLoadConfigAll(t *testing.T) {
 func TestLoadConfigErrors(t *testing.T) {
 	_, err := loadConfig(env(map[string]string{
 		"GROUNDWIRE_MODE":                   "later",
+		"GROUNDWIRE_POLICY":                 "lenient",
 		"GROUNDWIRE_MODEL":                  "gpt",
 		"GROUNDWIRE_TOKEN_DELAY":            "80ms-20ms",
 		"GROUNDWIRE_MOCK_SEED":              "-1",
@@ -94,7 +97,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, name := range []string{"GROUNDWIRE_TABLE", "GROUNDWIRE_MODE", "GROUNDWIRE_MODEL", "GROUNDWIRE_TOKEN_DELAY", "GROUNDWIRE_MOCK_SEED",
+	for _, name := range []string{"GROUNDWIRE_TABLE", "GROUNDWIRE_MODE", "GROUNDWIRE_POLICY", "GROUNDWIRE_MODEL", "GROUNDWIRE_TOKEN_DELAY", "GROUNDWIRE_MOCK_SEED",
 		"GROUNDWIRE_HALLUCINATION_RATE", "GROUNDWIRE_CANCEL_CHECK_INTERVAL", "GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT", "GROUNDWIRE_ENDPOINT",
 		"GROUNDWIRE_NO_RATE_LIMIT", "GROUNDWIRE_LOG_LEVEL", "GROUNDWIRE_AWS_MAX_ATTEMPTS", "GROUNDWIRE_AWS_TIMEOUT", "GROUNDWIRE_AUTH_SECRET"} {
 		if !strings.Contains(err.Error(), name) {

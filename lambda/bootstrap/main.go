@@ -100,6 +100,7 @@ func newHandler(cfg config, awsCfg aws.Config, logger *slog.Logger) (*lambda.Han
 		Store:                store,
 		Sender:               sender,
 		Mode:                 cfg.Mode,
+		Policy:               cfg.Policy,
 		Limits:               lambda.Limits{NoRateLimit: cfg.NoRateLimit},
 		AuthToken:            cfg.AuthToken,
 		AuthSecret:           []byte(cfg.AuthSecret),

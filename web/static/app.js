@@ -481,8 +481,8 @@ class MessageView {
     }
     const citations = Array.isArray(resp.citations) ? resp.citations : this.sources || [];
     this.renderCitations(citations);
-    this.renderFinal(String(resp.text ?? ""), citations, Array.isArray(resp.numbers) ? resp.numbers : []);
     const status = ["verified", "blocked", "no_sources"].includes(resp.status) ? resp.status : "error";
+    this.renderFinal(String(resp.text ?? ""), citations, Array.isArray(resp.numbers) ? resp.numbers : [], status);
     let detail = status === "blocked" ? String(resp.error ?? "") : "";
     if (status === "verified" && this.body.querySelector(".num[data-grounded=false]")) {
       // The server said verified but the local check disagrees: fail closed.
@@ -499,8 +499,9 @@ class MessageView {
   // wrapped in .num[data-grounded] with its citation in the title. The
   // verdict is computed here with the WASM guard when it is loaded; without
   // it, the server's verdict (resp.numbers) is used. Ungrounded numbers are
-  // replaced by the marker.
-  renderFinal(text, citations, serverNumbers) {
+  // replaced by the marker; unverified ones (small counts in words) are
+  // shown marked as not checked.
+  renderFinal(text, citations, serverNumbers, status) {
     let numbers = serverNumbers;
     let offsets = false;
     if (guardReady()) {
@@ -520,7 +521,11 @@ class MessageView {
       if (n.grounded === true) {
         const c = citations[n.citation];
         const cite = c ? `${c.file}:${c.line} — ${c.snippet}` : "";
-        parts.push(el("span", { class: "num", text: text.slice(start, end), dataset: { grounded: "true", citation: String(n.citation) }, title: format(t("groundedBy"), { cite }) }));
+        parts.push(el("span", { class: "num", text: text.slice(start, end), dataset: { grounded: "true", state: "grounded", citation: String(n.citation) }, title: format(t("groundedBy"), { cite }) }));
+      } else if (n.state === "unverified" && status !== "blocked") {
+        // A small count in words that no source states or contradicts:
+        // shown, marked as not checked (the strict policy blocks it).
+        parts.push(el("span", { class: "num", text: text.slice(start, end), dataset: { grounded: "unverified", state: "unverified" }, title: t("unverified") }));
       } else {
         parts.push(this.marker());
       }

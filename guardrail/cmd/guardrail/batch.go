@@ -29,7 +29,7 @@ const (
 
 var batchCmd = &command{
 	name:     "batch",
-	synopsis: "batch [-in FILE] [-out FILE] [-workers N] [-max-line BYTES]",
+	synopsis: "batch [-in FILE] [-out FILE] [-workers N] [-max-line BYTES] [-strict]",
 	usage: `Scores a JSONL file: reads -in (default stdin), writes -out (default
 stdout). Each input line is one JSON object
 
@@ -38,10 +38,12 @@ stdout). Each input line is one JSON object
 and gives one output line, in input order:
 
   {"id":…,"verdict":"pass"|"block","numbers":[{"text":…,"canonical":…,
-   "kind":…,"grounded":bool,"source":N},…]}
+   "kind":…,"state":…,"grounded":bool,"source":N},…]}
 
-where "source" is the index in "sources" of the first snippet grounding the
-number, or -1; "verdict" is "block" when any number is not grounded.
+where "state" is "grounded", "ungrounded" or "unverified" (a small count in
+words that no snippet states or contradicts), "source" is the index in
+"sources" of the first snippet grounding the number, or -1; "verdict" is
+"block" when any number is ungrounded, or with -strict also unverified.
 
 A line that cannot be scored (not JSON, not an object, "id" missing or not a
 non-empty string, "answer" or "sources" missing or of the wrong type, longer
@@ -59,6 +61,7 @@ the input cannot be read or the output cannot be written.
 }
 
 type batchOptions struct {
+	strict  bool
 	in, out string
 	workers int
 	maxLine int
@@ -71,6 +74,7 @@ func runBatch(c *command, args []string, stdin io.Reader, stdout, stderr io.Writ
 	fs.StringVar(&opt.out, "out", "-", "output JSONL `FILE` (\"-\": stdout)")
 	fs.IntVar(&opt.workers, "workers", 0, "`N` parallel workers (0: one per CPU)")
 	fs.IntVar(&opt.maxLine, "max-line", defaultMaxLine, "longest input line in `BYTES`; longer lines are reported as errors")
+	fs.BoolVar(&opt.strict, "strict", false, "strict policy: unverified numbers (small counts in words) block too")
 	if code, done := parseFlags(c, fs, args, stdout, stderr); done {
 		return code
 	}
@@ -113,7 +117,7 @@ func runBatch(c *command, args []string, stdin io.Reader, stdout, stderr io.Writ
 		out, outFile = f, f
 	}
 
-	err := batch(in, out, opt.workers, opt.maxLine)
+	err := batch(in, out, opt.workers, opt.maxLine, policyOf(opt.strict))
 	if outFile != nil {
 		if cerr := outFile.Close(); err == nil && cerr != nil {
 			err = &writeError{cerr}
@@ -156,7 +160,7 @@ type result struct {
 // and at most maxItems lines and about maxBytesInFlight input bytes are in
 // flight between the reader and the writer, so memory does not depend on the
 // size of the input. The error is a *readError or a *writeError.
-func batch(r io.Reader, w io.Writer, workers, maxLine int) error {
+func batch(r io.Reader, w io.Writer, workers, maxLine int, policy guardrail.Policy) error {
 	maxItems := workers * itemsPerWorker
 	budget := newInflight(maxItems, maxBytesInFlight)
 	jobs := make(chan job, 2*workers)
@@ -189,7 +193,7 @@ func batch(r io.Reader, w io.Writer, workers, maxLine int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var s scorer
+			s := scorer{policy: policy}
 			for j := range jobs {
 				results <- result{seq: j.seq, size: len(j.data), out: s.score(j, maxLine)}
 			}
@@ -310,11 +314,12 @@ type batchIn struct {
 }
 
 type batchNumber struct {
-	Text      string         `json:"text"`
-	Canonical string         `json:"canonical"`
-	Kind      guardrail.Kind `json:"kind"`
-	Grounded  bool           `json:"grounded"`
-	Source    int            `json:"source"`
+	Text      string          `json:"text"`
+	Canonical string          `json:"canonical"`
+	Kind      guardrail.Kind  `json:"kind"`
+	State     guardrail.State `json:"state"`
+	Grounded  bool            `json:"grounded"`
+	Source    int             `json:"source"`
 }
 
 type batchOut struct {
@@ -331,8 +336,9 @@ type batchErr struct {
 
 // scorer turns input lines into output lines; one per worker.
 type scorer struct {
-	buf bytes.Buffer
-	enc *json.Encoder
+	policy guardrail.Policy
+	buf    bytes.Buffer
+	enc    *json.Encoder
 }
 
 // score returns the output line (newline included) for j.
@@ -346,7 +352,7 @@ func (s *scorer) score(j job, maxLine int) []byte {
 	if j.tooLong {
 		v = batchErr{Line: j.line, Error: "line longer than " + strconv.Itoa(maxLine) + " bytes"}
 	} else {
-		v = scoreLine(j)
+		v = scoreLine(j, s.policy)
 	}
 	if err := s.enc.Encode(v); err != nil {
 		// Cannot happen with these types; keep the output one line per input.
@@ -356,7 +362,7 @@ func (s *scorer) score(j job, maxLine int) []byte {
 	return bytes.Clone(s.buf.Bytes())
 }
 
-func scoreLine(j job) any {
+func scoreLine(j job, policy guardrail.Policy) any {
 	var in batchIn
 	err := json.Unmarshal(j.data, &in)
 	// A type error still fills the other fields: keep the id if there is one.
@@ -397,13 +403,13 @@ func scoreLine(j job) any {
 	case in.Sources == nil:
 		return fail(`missing "sources"`)
 	}
-	v := guardrail.VerifyStrings(*in.Answer, *in.Sources)
+	v := policy.Verify(*in.Answer, guardrail.NewSources(*in.Sources))
 	out := batchOut{ID: id, Verdict: "pass", Numbers: make([]batchNumber, len(v.Numbers))}
 	if !v.Grounded {
 		out.Verdict = "block"
 	}
 	for i, n := range v.Numbers {
-		out.Numbers[i] = batchNumber{Text: n.Text, Canonical: n.Canonical, Kind: n.Kind, Grounded: n.Grounded, Source: n.Citation}
+		out.Numbers[i] = batchNumber{Text: n.Text, Canonical: n.Canonical, Kind: n.Kind, State: n.State, Grounded: n.Grounded, Source: n.Citation}
 	}
 	return out
 }

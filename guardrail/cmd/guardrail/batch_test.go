@@ -175,9 +175,9 @@ func TestBatchOverlongLineDefault(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	want := `{"id":"a","verdict":"pass","numbers":[{"text":"7","canonical":"7","kind":"integer","grounded":true,"source":0}]}
+	want := `{"id":"a","verdict":"pass","numbers":[{"text":"7","canonical":"7","kind":"integer","state":"grounded","grounded":true,"source":0}]}
 {"line":2,"error":"line longer than 16777216 bytes"}
-{"id":"b","verdict":"pass","numbers":[{"text":"7","canonical":"7","kind":"integer","grounded":true,"source":0}]}
+{"id":"b","verdict":"pass","numbers":[{"text":"7","canonical":"7","kind":"integer","state":"grounded","grounded":true,"source":0}]}
 `
 	if out.String() != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)

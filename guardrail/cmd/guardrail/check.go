@@ -18,8 +18,13 @@ var checkCmd = &command{
 	name:     "check",
 	synopsis: "check (-source FILE [-source FILE ...] | -query Q [-kb DIR] [-k N]) [-json] [ANSWER_FILE]",
 	usage: `Verifies the answer in ANSWER_FILE (or stdin when it is absent or "-")
-against source snippets. Every number of the answer must have the canonical
-form of a number in at least one snippet; otherwise the answer is blocked.
+against source snippets. Every number of the answer is read as a quantity
+(value after scale, unit or currency, period; or a date, time, range of
+years, quarter, ordinal, phone number) and must be stated by at least one
+snippet: the same value, and where both print a unit or a period, the same
+one. A small count written as a word ("two companies") that no snippet
+states or contradicts is "unverified": it blocks only with -strict.
+Otherwise the answer is blocked.
 
 The snippets are either files, each -source FILE one snippet (its whole text),
 or the top -k hits of searching the knowledge base for the query Q: the
@@ -31,14 +36,14 @@ answer, in order:
 
   STATUS<TAB>TEXT<TAB>CANONICAL<TAB>SOURCE
 
-STATUS is "grounded" or "NOT GROUNDED"; SOURCE is the first snippet that
+STATUS is "grounded", "unverified" or "NOT GROUNDED"; SOURCE is the first snippet that
 grounds the number, -source FILE or kb FILE:LINE, or "-". TEXT is escaped as
 in "guardrail extract".
 
 With -json the output is one JSON object:
   {"verdict":"grounded"|"blocked","grounded":bool,
    "sources":[{"file":…},…],     (-query: {"file":…,"line":…,"snippet":…})
-   "numbers":[{"text","canonical","kind","unit","start","end","grounded","citation"},…]}
+   "numbers":[{"text","canonical","kind","unit","period","start","end","state","grounded","citation"},…]}
 where "citation" is the index in "sources" of the grounding snippet, or -1.
 
 Exit status: 0 grounded, 1 blocked, 2 usage error, unreadable file or
@@ -61,6 +66,7 @@ type checkOptions struct {
 	kbDir   string
 	k       int
 	json    bool
+	strict  bool
 }
 
 // cited is one snippet the answer is verified against.
@@ -87,6 +93,7 @@ func runCheck(c *command, args []string, stdin io.Reader, stdout, stderr io.Writ
 	fs.StringVar(&opt.kbDir, "kb", "", "with -query: the knowledge base is the markdown files under `DIR` (default: the embedded one)")
 	fs.IntVar(&opt.k, "k", 0, "with -query: use the top `N` hits (0: the kb default, 3)")
 	fs.BoolVar(&opt.json, "json", false, "print the verdict as one JSON object")
+	fs.BoolVar(&opt.strict, "strict", false, "strict policy: unverified numbers (small counts in words) block too")
 	if code, done := parseFlags(c, fs, args, stdout, stderr); done {
 		return code
 	}
@@ -119,7 +126,7 @@ func runCheck(c *command, args []string, stdin io.Reader, stdout, stderr io.Writ
 	for i, s := range sources {
 		srcs[i] = s.source
 	}
-	v := guardrail.Verify(string(answer), srcs)
+	v := policyOf(opt.strict).Verify(string(answer), srcs)
 
 	w := bufio.NewWriter(stdout)
 	if opt.json {
@@ -183,6 +190,14 @@ func searchKB(opt checkOptions, stderr io.Writer) ([]cited, error) {
 	return out, nil
 }
 
+// policyOf is the policy the -strict flag asks for.
+func policyOf(strict bool) guardrail.Policy {
+	if strict {
+		return guardrail.Strict
+	}
+	return guardrail.Default
+}
+
 func verdictWord(grounded bool) string {
 	if grounded {
 		return "grounded"
@@ -195,8 +210,11 @@ func writeCheckText(w *bufio.Writer, v guardrail.Verdict, sources []cited) {
 	w.WriteByte('\n')
 	for _, n := range v.Numbers {
 		status, src := "NOT GROUNDED", "-"
-		if n.Grounded {
+		switch n.State {
+		case guardrail.Grounded:
 			status, src = "grounded", sources[n.Citation].name()
+		case guardrail.Unverified:
+			status = "unverified"
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", status, escapeField(n.Text), escapeField(n.Canonical), escapeField(src))
 	}

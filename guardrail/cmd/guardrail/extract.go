@@ -16,18 +16,20 @@ var extractCmd = &command{
 	usage: `Prints every number of FILE (or of stdin when FILE is absent or "-"),
 in order of appearance, one a line:
 
-  KIND<TAB>TEXT<TAB>CANONICAL<TAB>START-END[<TAB>UNIT]
+  KIND<TAB>TEXT<TAB>CANONICAL<TAB>START-END[<TAB>UNIT[/PERIOD]]
 
 KIND is integer, decimal, grouped, percent, date, time, phone, code, words or
 ambiguous; TEXT is the number as written; CANONICAL the form the rule
 compares; START-END the byte offsets of TEXT in the input (END exclusive);
-UNIT, present only when a unit follows the number, is the unit ("kr", "TB").
+UNIT, present only when a unit or a period is printed with the number, is the
+normalised unit ("SEK" for kr, kronor and :-; "TB"; "day"), PERIOD what it is
+per ("month" for /mån, per month, a month).
 In TEXT and UNIT a backslash, tab, newline and carriage return are written
 \\, \t, \n and \r, so that every number is one line of exactly 4 or 5 fields.
 
 With -json each line is instead the JSON of the number:
-  {"text":…,"canonical":…,"kind":…,"unit":…,"start":…,"end":…}
-("unit" omitted when there is none).
+  {"text":…,"canonical":…,"kind":…,"unit":…,"period":…,"start":…,"end":…}
+("unit" and "period" omitted when there is none).
 
 Empty input, or input without numbers, prints nothing. Exit status 0, or 2
 when the input cannot be read.
@@ -82,9 +84,12 @@ func formatNumber(n guardrail.Number) string {
 	b.WriteString(strconv.Itoa(n.Start))
 	b.WriteByte('-')
 	b.WriteString(strconv.Itoa(n.End))
-	if n.Unit != "" {
+	if n.Unit != "" || n.Period != "" {
 		b.WriteByte('\t')
 		b.WriteString(escapeField(n.Unit))
+		if n.Period != "" {
+			b.WriteString("/" + n.Period)
+		}
 	}
 	b.WriteByte('\n')
 	return b.String()

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"testing"
 
@@ -18,6 +19,8 @@ func TestMain(m *testing.M) {
 	})
 }
 
+var update = flag.Bool("update", false, "rewrite the expected output inside the scripts (review the diff)")
+
 // TestScripts runs the scripts in testdata/script at the repository root:
 // extract_*.txtar, check_*.txtar, batch_*.txtar, each with its expected
 // output inside the archive.
@@ -25,5 +28,6 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../../testdata/script",
 		RequireExplicitExec: true,
+		UpdateScripts:       *update,
 	})
 }

@@ -1,0 +1,482 @@
+package guardrail
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file reads what is printed with a number and makes it a quantity:
+// a scale ("1.5 million" is 1500000), a unit or currency ("399 kr", "5 TB",
+// "$160"), a period ("per month", "/mån"), and the structured kinds that are
+// written with words (dates with month names, quarters, ordinals).
+//
+// Every look at the text goes through scanner.at, so a quantity is final only
+// once nothing after it can still change it: in hold mode "399" is held while
+// it may still become "399 €" or "399 kr per year".
+
+// wordSet is a set of lower-case words and every prefix of them, so a word
+// can be read rune by rune and given up on as soon as no word can match.
+type wordSet struct {
+	words    map[string]string // word → normalised value
+	prefixes map[string]bool
+}
+
+func newWordSet(m map[string]string) wordSet {
+	ws := wordSet{words: m, prefixes: map[string]bool{}}
+	for w := range m {
+		for i := range w {
+			ws.prefixes[w[:i]] = true
+		}
+	}
+	return ws
+}
+
+// read reports which word of the set stands at i as a whole word (not
+// followed by a letter or digit when it ends in one), its value and where it
+// ends. It reads only while the runes read can still be (a prefix of) a word
+// of the set, so it looks at most one rune further than it must.
+func (s *scanner) read(ws wordSet, i int) (value string, end int, ok bool) {
+	b := s.scratch[:0]
+	e := i
+	for {
+		c := s.at(e)
+		if c == eof {
+			break
+		}
+		n := len(b)
+		b = utf8.AppendRune(b, unicode.ToLower(c))
+		if !ws.prefixes[string(b)] {
+			if _, whole := ws.words[string(b)]; !whole {
+				b = b[:n]
+				break
+			}
+		}
+		e++
+	}
+	s.scratch = b
+	v, whole := ws.words[string(b)]
+	if !whole || e == i {
+		return "", 0, false
+	}
+	if isAlnum(s.f.r[e-1]) && isAlnum(s.at(e)) {
+		return "", 0, false
+	}
+	return v, e, true
+}
+
+// Units and currencies, normalised to one name per quantity: kr = SEK =
+// kronor = :-; € = EUR = euro; GB; day; … Two quantities that both state a
+// unit must state the same one.
+var unitWords = newWordSet(map[string]string{
+	"kr": "SEK", "sek": "SEK", "kronor": "SEK", "krona": "SEK", ":-": "SEK",
+	"öre": "öre",
+	"€":   "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR",
+	"$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD",
+	"£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
+	"kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "pb": "PB",
+	"kbit": "kbit", "mbit": "Mbit", "gbit": "Gbit", "mbps": "Mbit/s", "gbps": "Gbit/s",
+	"ms": "ms", "millisecond": "ms", "milliseconds": "ms", "millisekunder": "ms",
+	"sec": "second", "second": "second", "seconds": "second", "sekund": "second", "sekunder": "second",
+	"min": "minute", "mins": "minute", "minute": "minute", "minutes": "minute", "minut": "minute", "minuter": "minute",
+	"h": "hour", "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour", "tim": "hour", "timme": "hour", "timmar": "hour",
+	"day": "day", "days": "day", "dag": "day", "dagar": "day", "dygn": "day",
+	"week": "week", "weeks": "week", "vecka": "week", "veckor": "week",
+	"month": "month", "months": "month", "månad": "month", "månader": "month",
+	"year": "year", "years": "year", "år": "year",
+	"kg": "kg", "g": "g", "km": "km", "cm": "cm", "mm": "mm", "lb": "lb", "lbs": "lb",
+	"users": "user", "user": "user", "användare": "user",
+})
+
+// Periods: what a price or a rate is per. "per month" = "a month" = "/mån".
+var periodWords = newWordSet(map[string]string{
+	"month": "month", "mo": "month", "mon": "month", "mån": "month", "månad": "month", "månaden": "month",
+	"year": "year", "yr": "year", "år": "year", "året": "year",
+	"week": "week", "wk": "week", "vecka": "week", "veckan": "week",
+	"day": "day", "dag": "day", "dagen": "day", "dygn": "day",
+	"hour": "hour", "h": "hour", "hr": "hour", "timme": "hour", "timmen": "hour", "tim": "hour",
+	"user": "user", "användare": "user", "seat": "user",
+})
+
+// periodAdverbs stand alone after a quantity: "399 kr monthly".
+var periodAdverbs = newWordSet(map[string]string{
+	"monthly": "month", "yearly": "year", "annually": "year", "weekly": "week", "daily": "day",
+	"månadsvis": "month", "årligen": "year",
+})
+
+// periodJoins come between a quantity and its period: "per month", "a
+// year", "i månaden", "om året".
+var periodJoins = newWordSet(map[string]string{
+	"per": "", "a": "", "an": "", "each": "", "every": "", "i": "", "om": "", "pro": "",
+})
+
+// Scale words after a number: "1.5 million", "2 mkr" (also a currency).
+type scaleWord struct {
+	exp  int
+	unit string
+}
+
+var scaleTable = map[string]scaleWord{
+	"thousand": {3, ""}, "million": {6, ""}, "billion": {9, ""}, "trillion": {12, ""},
+	"mn": {6, ""}, "mln": {6, ""}, "bn": {9, ""},
+	"tusen": {3, ""}, "miljon": {6, ""}, "miljoner": {6, ""}, "miljard": {9, ""}, "miljarder": {9, ""},
+	"tkr": {3, "SEK"}, "mkr": {6, "SEK"}, "mdkr": {9, "SEK"}, "msek": {6, "SEK"}, "mdr": {9, ""}, "md": {9, ""},
+}
+
+var scaleWords = func() wordSet {
+	m := map[string]string{}
+	for w := range scaleTable {
+		m[w] = w
+	}
+	return newWordSet(m)
+}()
+
+// Short scales written right after the digits: "$8.2m", "50k", "3bn".
+var gluedScales = newWordSet(map[string]string{"k": "thousand", "m": "million", "bn": "bn", "mn": "mn"})
+
+// Month names, English and Swedish, with their number.
+var monthWords = newWordSet(map[string]string{
+	"january": "01", "jan": "01", "februari": "02", "february": "02", "feb": "02", "march": "03", "mar": "03",
+	"mars": "03", "april": "04", "apr": "04", "may": "05", "maj": "05", "june": "06", "jun": "06", "juni": "06",
+	"july": "07", "jul": "07", "juli": "07", "august": "08", "aug": "08", "augusti": "08",
+	"september": "09", "sep": "09", "sept": "09", "october": "10", "oct": "10", "oktober": "10", "okt": "10",
+	"november": "11", "nov": "11", "december": "12", "dec": "12", "januari": "01",
+})
+
+// Ordinal words from "third" up ("first" and "second", "första" and
+// "andra" are too often not numbers; they count only before "quarter").
+var ordinalWords = newWordSet(map[string]string{
+	"third": "3", "fourth": "4", "fifth": "5", "sixth": "6", "seventh": "7", "eighth": "8", "ninth": "9",
+	"tenth": "10", "eleventh": "11", "twelfth": "12",
+	"tredje": "3", "fjärde": "4", "femte": "5", "sjätte": "6", "sjunde": "7", "åttonde": "8", "nionde": "9",
+	"tionde": "10", "elfte": "11", "tolfte": "12",
+	"first": "1", "second": "2", "första": "1", "andra": "2",
+})
+
+var quarterWords = newWordSet(map[string]string{
+	"quarter": "q", "quarters": "q", "kvartal": "q", "kvartalet": "q",
+})
+
+var ordinalSuffixes = newWordSet(map[string]string{"st": "", "nd": "", "rd": "", "th": "", ":a": "", ":e": ""})
+
+var currencyCodes = newWordSet(map[string]string{"sek": "SEK", "usd": "USD", "eur": "EUR", "gbp": "GBP"})
+
+// quantity reads what follows a plain number (integer, decimal, grouped,
+// ambiguous): a percent sign or word, a scale, a unit, a period.
+func (s *scanner) quantity(t *token, prefixUnit string) {
+	k := t.end
+	// A percent.
+	switch {
+	case s.at(k) == '%':
+		s.percent(t, k+1)
+	case s.at(k) == ' ' && s.at(k+1) == '%':
+		s.percent(t, k+2)
+	case s.at(k) == ' ':
+		if e, ok := s.matchWord(k+1, percentWords...); ok {
+			s.percent(t, e)
+		}
+	}
+	if t.kind == KindPercent {
+		s.period(t)
+		return
+	}
+	t.unit = prefixUnit
+	// A scale glued to the digits: "50k", "$8.2m" (a bare "5m" is metres).
+	if v, e, ok := s.read(gluedScales, k); ok && (v != "million" || prefixUnit != "") {
+		s.scale(t, scaleTable[v], e)
+	} else if c := s.at(k); t.kind != KindWords && (c == ' ' || isLetter(c)) {
+		j := k
+		if c == ' ' {
+			j++
+		}
+		if v, e, ok := s.read(scaleWords, j); ok {
+			s.scale(t, scaleTable[v], e)
+		}
+	}
+	s.unitAfter(t)
+	s.period(t)
+}
+
+// scale multiplies the number by a power of ten and ends it at end.
+func (s *scanner) scale(t *token, w scaleWord, end int) {
+	t.canon = shift(t.canon, w.exp)
+	if w.unit != "" && t.unit == "" {
+		t.unit = w.unit
+	}
+	t.end = end
+}
+
+// unitAfter reads a unit or currency right after the number, or after one
+// space ("399 kr", "5TB", "399:-", "12 €").
+func (s *scanner) unitAfter(t *token) {
+	if t.unit != "" && t.unit != "USD" && t.unit != "EUR" && t.unit != "GBP" {
+		return
+	}
+	k := t.end
+	j := k
+	if s.at(k) == ' ' {
+		j++
+	}
+	v, e, ok := s.read(unitWords, j)
+	if !ok {
+		return
+	}
+	if t.unit != "" && v != t.unit {
+		return // "$5 million dollars" keeps $; "$5 kr" is not read
+	}
+	t.unit = v
+	t.end = e
+}
+
+// period reads what a quantity is per: "/month", "/mån", " per year",
+// " a month", " i månaden", " monthly".
+func (s *scanner) period(t *token) {
+	k := t.end
+	switch s.at(k) {
+	case '/':
+		if v, e, ok := s.read(periodWords, k+1); ok {
+			t.period, t.end = v, e
+		}
+	case ' ':
+		if v, e, ok := s.read(periodAdverbs, k+1); ok {
+			t.period, t.end = v, e
+			return
+		}
+		if _, e, ok := s.read(periodJoins, k+1); ok && s.at(e) == ' ' {
+			if v, e2, ok := s.read(periodWords, e+1); ok {
+				t.period, t.end = v, e2
+			}
+		}
+	}
+}
+
+// shift multiplies a canonical decimal by 10^exp, exactly.
+func shift(canon string, exp int) string {
+	if strings.ContainsRune(canon, ',') {
+		// An ambiguous shape keeps its shape; the scale makes it another
+		// shape, grounded only by the same shape with the same scale.
+		return canon + "e" + strconv.Itoa(exp)
+	}
+	neg := strings.HasPrefix(canon, "-")
+	if neg {
+		canon = canon[1:]
+	}
+	whole, frac, _ := strings.Cut(canon, ".")
+	for exp > 0 && frac != "" {
+		whole += frac[:1]
+		frac = frac[1:]
+		exp--
+	}
+	whole += strings.Repeat("0", exp)
+	whole = strings.TrimLeft(whole, "0")
+	if whole == "" {
+		whole = "0"
+	}
+	out := decimal(whole, frac)
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+// ordinalSuffix reads "st", "nd", "rd", "th" or Swedish ":a", ":e" right
+// after the digits of an ordinal ("3rd", "21st", "3:e").
+func (s *scanner) ordinalSuffix(k int) (int, bool) {
+	_, e, ok := s.read(ordinalSuffixes, k)
+	return e, ok
+}
+
+// quarterAfter reads " quarter" / " kvartalet" (or "-quarter") after an
+// ordinal at end: "third quarter", "3rd-quarter", "tredje kvartalet".
+func (s *scanner) quarterAfter(end int) (int, bool) {
+	if c := s.at(end); c != ' ' && c != '-' {
+		return 0, false
+	}
+	_, e, ok := s.read(quarterWords, end+1)
+	return e, ok
+}
+
+// ordinalToken is the token of an ordinal with value v over [i,end), or of
+// a quarter when " quarter" follows and v is 1–4.
+func (s *scanner) ordinalToken(i, end int, v string) token {
+	if v >= "1" && v <= "4" && len(v) == 1 {
+		if e, ok := s.quarterAfter(end); ok {
+			return token{start: i, end: e, canon: "Q" + v, kind: KindQuarter}
+		}
+	}
+	return token{start: i, end: end, canon: v + ordSuffix(v), kind: KindOrdinal}
+}
+
+// ordSuffix is the English suffix of an ordinal's canonical form.
+func ordSuffix(v string) string {
+	n, _ := strconv.Atoi(v)
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return "th"
+	case n%10 == 1:
+		return "st"
+	case n%10 == 2:
+		return "nd"
+	case n%10 == 3:
+		return "rd"
+	}
+	return "th"
+}
+
+// dayMonth reads a month name after a day [i,dayEnd) ("27 May", "8 juni",
+// "8th of June"), then an optional year: "27 May 1863" is 1863-05-27.
+func (s *scanner) dayMonth(i, dayEnd int, day int) (token, bool) {
+	if day < 1 || day > 31 || s.at(dayEnd) != ' ' {
+		return token{}, false
+	}
+	j := dayEnd + 1
+	if _, e, ok := s.read(ofWord, j); ok && s.at(e) == ' ' {
+		j = e + 1
+	}
+	m, e, ok := s.month(j)
+	if !ok {
+		return token{}, false
+	}
+	t := token{start: i, end: e, kind: KindDate, canon: "--" + m + "-" + pad2(day)}
+	if y, ye, ok := s.yearAfter(e); ok {
+		t.canon, t.end = y+"-"+m+"-"+pad2(day), ye
+	}
+	return t, true
+}
+
+// month reads a month name at i, with a full stop after an abbreviation
+// ("Aug. 10"). English names that are also common words ("may", "march")
+// count only capitalised.
+func (s *scanner) month(i int) (string, int, bool) {
+	m, e, ok := s.read(monthWords, i)
+	if !ok {
+		return "", 0, false
+	}
+	if w := string(s.scratch); !unicode.IsUpper(s.at(i)) && (w == "may" || w == "march" || w == "mar") {
+		return "", 0, false
+	}
+	if e-i <= 4 && s.at(e) == '.' {
+		e++
+	}
+	return m, e, true
+}
+
+var ofWord = newWordSet(map[string]string{"of": ""})
+
+// yearAfter reads a four-digit year after " ", ", " or " , " at i.
+func (s *scanner) yearAfter(i int) (string, int, bool) {
+	j := i
+	if s.at(j) == ' ' && s.at(j+1) == ',' {
+		j++
+	}
+	if s.at(j) == ',' {
+		j++
+	}
+	if s.at(j) != ' ' {
+		return "", 0, false
+	}
+	j++
+	e := s.digits(j)
+	if e-j != 4 || s.at(j) == '0' || isAlnum(s.at(e)) {
+		return "", 0, false
+	}
+	return s.str(j, e), e, true
+}
+
+// monthFirst reads a date that starts with a month name at i: "May 27,
+// 1863", "June 8", "June 2019" (a month of a year: 2019-06).
+func (s *scanner) monthFirst(i int) (token, int, bool) {
+	m, e, ok := s.month(i)
+	if !ok || s.at(e) != ' ' {
+		return token{}, 0, false
+	}
+	if y, ye, ok := s.yearAfter(e); ok {
+		return token{start: i, end: ye, kind: KindDate, canon: y + "-" + m}, ye, true
+	}
+	d := s.digits(e + 1)
+	if d-(e+1) < 1 || d-(e+1) > 2 {
+		return token{}, 0, false
+	}
+	end := d
+	if oe, ok := s.ordinalSuffix(d); ok {
+		end = oe
+	}
+	if isAlnum(s.at(end)) {
+		return token{}, 0, false
+	}
+	day, _ := strconv.Atoi(s.str(e+1, d))
+	if day < 1 || day > 31 {
+		return token{}, 0, false
+	}
+	t := token{start: i, end: end, kind: KindDate, canon: "--" + m + "-" + pad2(day)}
+	if y, ye, ok := s.yearAfter(end); ok {
+		t.canon, t.end = y+"-"+m+"-"+pad2(day), ye
+	}
+	return t, t.end, true
+}
+
+// yearRange reads "2007-2008", "2007–08", "2007/08", "2007 -- 11" after a
+// four-digit year [i,k): the years from the first to the second.
+func (s *scanner) yearRange(i, k int) (token, bool) {
+	if k-i != 4 || s.at(i) == '0' {
+		return token{}, false
+	}
+	j := k
+	if s.at(j) == ' ' {
+		j++
+	}
+	sep := s.at(j)
+	if sep != '-' && sep != '/' {
+		return token{}, false
+	}
+	j++
+	if sep == '-' && s.at(j) == '-' {
+		j++
+	}
+	if s.at(j) == ' ' && s.at(k) == ' ' {
+		j++
+	}
+	e := s.digits(j)
+	if n := e - j; n != 2 && n != 4 || isAlnum(s.at(e)) || s.at(e) == '-' && isDigit(s.at(e+1)) {
+		return token{}, false
+	}
+	from, _ := strconv.Atoi(s.str(i, k))
+	to, _ := strconv.Atoi(s.str(j, e))
+	if e-j == 2 {
+		to += from / 100 * 100
+	}
+	if to <= from || to > from+100 {
+		return token{}, false
+	}
+	return token{start: i, end: e, kind: KindRange, canon: strconv.Itoa(from) + "-" + strconv.Itoa(to)}, true
+}
+
+// nounAfter returns the word after byte offset end of text, lower-cased
+// and without a plural ending: what a count counts ("3 devices" → "device").
+func nounAfter(text string, end int) string {
+	i := end
+	for i < len(text) && text[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(text) {
+		r, size := utf8.DecodeRuneInString(text[j:])
+		if !unicode.IsLetter(r) {
+			break
+		}
+		j += size
+	}
+	return stemNoun(strings.ToLower(text[i:j]))
+}
+
+// stemNoun drops a plural ending, English or Swedish, so "device" and
+// "devices", "enhet" and "enheter" compare equal.
+func stemNoun(w string) string {
+	for _, suf := range []string{"ies", "es", "s", "er", "ar", "or"} {
+		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
