@@ -539,44 +539,10 @@ func (s *scanner) leadingFraction(i int) (token, int, bool) {
 	return t, t.end, true
 }
 
-// matchWord reports whether one of the lower-case words stands at i as a
-// whole word, and where it ends. It looks no further than a match needs.
-func (s *scanner) matchWord(i int, words ...string) (int, bool) {
-	alive := make([]bool, len(words))
-	for w := range alive {
-		alive[w] = true
-	}
-	for n := 0; ; n++ {
-		c := unicode.ToLower(s.at(i + n))
-		any := false
-		for w, word := range words {
-			if !alive[w] {
-				continue
-			}
-			r := []rune(word)
-			if n == len(r) {
-				if !isAlnum(c) {
-					return i + n, true
-				}
-				alive[w] = false
-				continue
-			}
-			if r[n] != c {
-				alive[w] = false
-				continue
-			}
-			any = true
-		}
-		if !any {
-			return 0, false
-		}
-	}
-}
-
 func (s *scanner) percent(t *token, end int) {
 	t.end = end
 	t.canon += "%"
 	t.kind = KindPercent
 }
 
-var percentWords = []string{"percent", "procent"}
+var percentWords = newWordSet(map[string]string{"percent": "", "procent": "", "per cent": ""})

@@ -173,7 +173,7 @@ func (s *scanner) quantity(t *token, prefixUnit string) {
 	case s.at(k) == ' ' && s.at(k+1) == '%':
 		s.percent(t, k+2)
 	case s.at(k) == ' ':
-		if e, ok := s.matchWord(k+1, percentWords...); ok {
+		if _, e, ok := s.read(percentWords, k+1); ok {
 			s.percent(t, e)
 		}
 	}

@@ -223,7 +223,8 @@ func (s *scanner) spelled(i, j int) (token, bool) {
 	const maxWords = 12
 	lex := [][]lexeme{first}
 	ends := []int{j}
-	for len(lex) < maxWords {
+	flat := append([]lexeme(nil), first...)
+	for len(lex) < maxWords && continues(flat) {
 		end := ends[len(ends)-1]
 		sep := s.at(end)
 		if sep != ' ' && sep != '-' || !isLetter(s.at(end+1)) {
@@ -251,9 +252,10 @@ func (s *scanner) spelled(i, j int) (token, bool) {
 		}
 		lex = append(lex, l)
 		ends = append(ends, e)
+		flat = append(flat, l...)
 	}
 	for n := len(lex); n > 0; n-- {
-		var flat []lexeme
+		flat = flat[:0]
 		for _, l := range lex[:n] {
 			flat = append(flat, l...)
 		}
@@ -299,6 +301,18 @@ func (s *scanner) spelledFraction(end int) (string, int, bool) {
 		return "", 0, false
 	}
 	return strconv.FormatInt(v, 10), j, true
+}
+
+// continues reports whether the words read so far may still be followed by
+// more words of the same number: they form a number, or they end in "and"
+// or "a" ("two hundred and", "a"). A sequence that is no number and does not
+// end so cannot become one ("tjugo tjugo"), so the scanner stops reading.
+func continues(flat []lexeme) bool {
+	if k := flat[len(flat)-1].kind; k == lexAnd || k == lexArticle {
+		return true
+	}
+	_, ok := parseNumber(flat)
+	return ok
 }
 
 // parseNumber evaluates a whole sequence of lexemes as one number:
