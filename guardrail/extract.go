@@ -68,9 +68,11 @@ type scanner struct {
 	pastEnd bool
 	scratch []byte // lower-cased words
 	prefix  string // the currency written before the number being read
+	reads   int    // runes looked at, for the test that scanning is linear
 }
 
 func (s *scanner) at(i int) rune {
+	s.reads++
 	if i < len(s.f.r) {
 		if i < 0 {
 			return eof

@@ -123,3 +123,35 @@ func threeDecimals(n, again Number) bool {
 	return (n.Kind == KindDecimal || n.Kind == KindPercent) && strings.Count(n.Canonical, ".") == 1 &&
 		strings.ReplaceAll(n.Canonical, ".", ",") == again.Canonical
 }
+
+// TestScanLinear checks that the scanner's work grows linearly with its
+// input, for ordinary text and for the inputs built to slow it down: the
+// runes it looks at per rune of input stay the same from 4 KB to 64 KB
+// (counted, not timed, so the test is exact on any machine).
+func TestScanLinear(t *testing.T) {
+	units := map[string]string{
+		"prose":             benchParagraph,
+		"digits-and-spaces": "1 000 ",
+		"plus-groups":       "+1 1 1 1 ",
+		"number-words":      "twenty twenty-one and a ",
+		"swedish-compounds": "tjugotjugotjugo ",
+		"separators":        "1.2,3.4,",
+		"long-number":       "1234567890",
+		"months":            "May 27, 1863 och 27 maj ",
+		"units":             "399 kr per month per ",
+		"letters":           "abcdefghijklmnopqrstuvwxyz",
+	}
+	perRune := func(text string) float64 {
+		s := scanner{f: foldText(text), final: true}
+		s.scan(0, func(token) bool { return true })
+		return float64(s.reads) / float64(len(s.f.r))
+	}
+	for name, unit := range units {
+		small := perRune(strings.Repeat(unit, (4<<10)/len(unit)+1))
+		large := perRune(strings.Repeat(unit, (64<<10)/len(unit)+1))
+		if large > small*1.1 || large > 64 {
+			t.Errorf("%s: %.1f runes read per rune at 4 KB, %.1f at 64 KB", name, small, large)
+		}
+		t.Logf("%s: %.1f runes read per rune of input", name, large)
+	}
+}
