@@ -92,6 +92,31 @@ func BenchmarkVerify(b *testing.B) {
 	})
 }
 
+// BenchmarkVerify3 verifies a 2 KB answer against 3 snippets extracted
+// beforehand (as the server does: once per retrieved snippet), beside the
+// regexp baseline doing the same work.
+func BenchmarkVerify3(b *testing.B) {
+	answer := benchText(2 << 10)[:2<<10]
+	snippets := []string{
+		"Premium: 399 kr/månad. Basic: 99 kr/månad. Rabatt 20 %, moms 12,5 %.",
+		"Ring +46 8 123 45 67 eller 08-123 45 67, 08:00–17:00. 10 000 filer, 1 TB, till 2025-12-31.",
+		"Support within twenty-four hours; 99.9% uptime; 181,674,817 requests a year.",
+	}
+	b.Run("scanner", func(b *testing.B) {
+		src := NewSources(snippets)
+		b.SetBytes(int64(len(answer)))
+		for b.Loop() {
+			Verify(answer, src)
+		}
+	})
+	b.Run("regexp-baseline", func(b *testing.B) {
+		b.SetBytes(int64(len(answer)))
+		for b.Loop() {
+			baselineVerify(answer, snippets)
+		}
+	})
+}
+
 // BenchmarkStreamGuard feeds a 2 KB answer a word at a time.
 func BenchmarkStreamGuard(b *testing.B) {
 	answer := benchText(2 << 10)[:2<<10]
