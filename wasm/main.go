@@ -14,8 +14,9 @@
 // so every raw binding returns an object {json: string} on success or
 // {error: string} on failure, and the module turns the latter into a throw.
 //
-// Results are the encoding/json form of the native guardrail types, so a
-// browser sees exactly what the server computes:
+// Results are the encoding/json form of the native guardrail types (written
+// by the small encoder in encode.go, so the guard links neither fmt nor
+// reflect), so a browser sees exactly what the server computes:
 //
 //	_raw.extract(text)            → {json: "[Number…]"}
 //	_raw.verify(answer, sources)  → {json: "Verdict"}
@@ -29,8 +30,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
 	"syscall/js"
 
 	"github.com/groundwire/groundwire/guardrail"
@@ -45,17 +44,6 @@ var (
 
 type guard struct {
 	g *guardrail.StreamGuard
-}
-
-type feedResult struct {
-	Safe    string                   `json:"safe"`
-	OK      bool                     `json:"ok"`
-	Blocked *guardrail.NumberVerdict `json:"blocked,omitempty"`
-}
-
-type closeResult struct {
-	Safe    string            `json:"safe"`
-	Verdict guardrail.Verdict `json:"verdict"`
 }
 
 func main() {
@@ -81,29 +69,28 @@ func main() {
 	select {}
 }
 
-func fail(format string, args ...any) any {
-	return map[string]any{"error": fmt.Sprintf(format, args...)}
+// object returns a new JavaScript object {key: value}.
+func object(key string, value any) js.Value {
+	o := js.Global().Get("Object").New()
+	o.Set(key, value)
+	return o
 }
 
-func result(v any) any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fail("groundwire: encoding result: %v", err)
-	}
-	return map[string]any{"json": string(b)}
-}
+func fail(msg string) any { return object("error", msg) }
+
+func result(e *enc) any { return object("json", string(e.b)) }
 
 // stringArg returns args[i] as a string, or an error message naming fn and what.
 func stringArg(fn, what string, args []js.Value, i int) (string, string) {
 	if i >= len(args) || args[i].Type() != js.TypeString {
-		return "", fmt.Sprintf("groundwire.%s: %s must be a string", fn, what)
+		return "", "groundwire." + fn + ": " + what + " must be a string"
 	}
 	return args[i].String(), ""
 }
 
 // sourcesArg returns args[i] as a slice of strings.
 func sourcesArg(fn string, args []js.Value, i int) ([]string, string) {
-	msg := fmt.Sprintf("groundwire.%s: sources must be an array of strings", fn)
+	msg := "groundwire." + fn + ": sources must be an array of strings"
 	if i >= len(args) || !js.Global().Get("Array").Call("isArray", args[i]).Bool() {
 		return nil, msg
 	}
@@ -121,12 +108,12 @@ func sourcesArg(fn string, args []js.Value, i int) ([]string, string) {
 
 func handleArg(fn string, args []js.Value) (int, *guard, string) {
 	if len(args) == 0 || args[0].Type() != js.TypeNumber {
-		return 0, nil, fmt.Sprintf("groundwire.%s: bad stream guard handle", fn)
+		return 0, nil, "groundwire." + fn + ": bad stream guard handle"
 	}
 	h := args[0].Int()
 	g, ok := guards[h]
 	if !ok {
-		return h, nil, fmt.Sprintf("groundwire.%s: stream guard is closed", fn)
+		return h, nil, "groundwire." + fn + ": stream guard is closed"
 	}
 	return h, g, ""
 }
@@ -134,63 +121,81 @@ func handleArg(fn string, args []js.Value) (int, *guard, string) {
 func extract(_ js.Value, args []js.Value) any {
 	text, bad := stringArg("extract", "text", args, 0)
 	if bad != "" {
-		return fail("%s", bad)
+		return fail(bad)
 	}
 	nums := guardrail.Extract(text)
 	if nums == nil {
 		nums = []guardrail.Number{}
 	}
-	return result(nums)
+	var e enc
+	e.numbers(nums)
+	return result(&e)
 }
 
 func verify(_ js.Value, args []js.Value) any {
 	answer, bad := stringArg("verify", "answer", args, 0)
 	if bad != "" {
-		return fail("%s", bad)
+		return fail(bad)
 	}
 	sources, bad := sourcesArg("verify", args, 1)
 	if bad != "" {
-		return fail("%s", bad)
+		return fail(bad)
 	}
-	return result(guardrail.VerifyStrings(answer, sources))
+	var e enc
+	e.verdict(guardrail.VerifyStrings(answer, sources))
+	return result(&e)
 }
 
 func newStreamGuard(_ js.Value, args []js.Value) any {
 	sources, bad := sourcesArg("newStreamGuard", args, 0)
 	if bad != "" {
-		return fail("%s", bad)
+		return fail(bad)
 	}
 	h := nextHandle
 	nextHandle++
 	guards[h] = &guard{g: guardrail.NewStreamGuard(guardrail.NewSources(sources))}
-	return map[string]any{"handle": h}
+	return object("handle", h)
 }
 
 func feed(_ js.Value, args []js.Value) any {
 	_, g, bad := handleArg("feed", args)
 	if bad != "" {
-		return fail("%s", bad)
+		return fail(bad)
 	}
 	delta, bad := stringArg("feed", "delta", args, 1)
 	if bad != "" {
-		return fail("%s", bad)
+		return fail(bad)
 	}
 	safe, ok := g.g.Feed(delta)
-	r := feedResult{Safe: safe, OK: ok}
+	var e enc
+	e.b = append(e.b, '{')
+	e.key("safe", true)
+	e.str(safe)
+	e.key("ok", false)
+	e.boolean(ok)
 	if nv, blocked := g.g.Blocked(); blocked {
-		r.Blocked = &nv
+		e.key("blocked", false)
+		e.numberVerdict(nv)
 	}
-	return result(r)
+	e.b = append(e.b, '}')
+	return result(&e)
 }
 
 func closeGuard(_ js.Value, args []js.Value) any {
 	h, g, bad := handleArg("close", args)
 	if bad != "" {
-		return fail("%s", bad)
+		return fail(bad)
 	}
 	delete(guards, h)
 	safe, v := g.g.Close()
-	return result(closeResult{Safe: safe, Verdict: v})
+	var e enc
+	e.b = append(e.b, '{')
+	e.key("safe", true)
+	e.str(safe)
+	e.key("verdict", false)
+	e.verdict(v)
+	e.b = append(e.b, '}')
+	return result(&e)
 }
 
 func release(_ js.Value, args []js.Value) any {

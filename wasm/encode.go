@@ -1,0 +1,137 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/groundwire/groundwire/guardrail"
+)
+
+// A small JSON encoder for the guardrail result types, producing exactly what
+// encoding/json produces for them (web/wasm_diff_test.go checks this), so the
+// guard links neither reflect-based encoding/json nor fmt. Adding a field to a
+// type is one line in its append function.
+
+type enc struct{ b []byte }
+
+func (e *enc) key(k string, first bool) {
+	if !first {
+		e.b = append(e.b, ',')
+	}
+	e.str(k)
+	e.b = append(e.b, ':')
+}
+
+func (e *enc) boolean(v bool) { e.b = strconv.AppendBool(e.b, v) }
+func (e *enc) integer(v int)  { e.b = strconv.AppendInt(e.b, int64(v), 10) }
+
+const hexDigits = "0123456789abcdef"
+
+// str appends s as a JSON string the way encoding/json does: HTML-safe
+// escapes for <, > and &, U+2028 and U+2029 escaped, invalid UTF-8 replaced
+// by U+FFFD.
+func (e *enc) str(s string) {
+	e.b = append(e.b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				e.b = append(e.b, '\\', c)
+			case c == '\n':
+				e.b = append(e.b, '\\', 'n')
+			case c == '\r':
+				e.b = append(e.b, '\\', 'r')
+			case c == '\t':
+				e.b = append(e.b, '\\', 't')
+			case c == '\b':
+				e.b = append(e.b, '\\', 'b')
+			case c == '\f':
+				e.b = append(e.b, '\\', 'f')
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				e.b = append(e.b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				e.b = append(e.b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			e.b = append(e.b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			e.b = append(e.b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			e.b = append(e.b, s[i:i+size]...)
+		}
+		i += size
+	}
+	e.b = append(e.b, '"')
+}
+
+func (e *enc) number(n guardrail.Number) {
+	e.key("text", true)
+	e.str(n.Text)
+	e.key("canonical", false)
+	e.str(n.Canonical)
+	e.key("kind", false)
+	e.str(string(n.Kind))
+	if n.Unit != "" {
+		e.key("unit", false)
+		e.str(n.Unit)
+	}
+	e.key("start", false)
+	e.integer(n.Start)
+	e.key("end", false)
+	e.integer(n.End)
+}
+
+func (e *enc) numbers(ns []guardrail.Number) {
+	if ns == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	e.b = append(e.b, '[')
+	for i, n := range ns {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.b = append(e.b, '{')
+		e.number(n)
+		e.b = append(e.b, '}')
+	}
+	e.b = append(e.b, ']')
+}
+
+func (e *enc) numberVerdict(nv guardrail.NumberVerdict) {
+	e.b = append(e.b, '{')
+	e.number(nv.Number)
+	e.key("grounded", false)
+	e.boolean(nv.Grounded)
+	e.key("citation", false)
+	e.integer(nv.Citation)
+	e.b = append(e.b, '}')
+}
+
+func (e *enc) verdict(v guardrail.Verdict) {
+	e.b = append(e.b, '{')
+	e.key("grounded", true)
+	e.boolean(v.Grounded)
+	e.key("numbers", false)
+	if v.Numbers == nil {
+		e.b = append(e.b, "null"...)
+	} else {
+		e.b = append(e.b, '[')
+		for i, nv := range v.Numbers {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.numberVerdict(nv)
+		}
+		e.b = append(e.b, ']')
+	}
+	e.b = append(e.b, '}')
+}
