@@ -83,6 +83,10 @@ func (e *enc) number(n guardrail.Number) {
 		e.key("unit", false)
 		e.str(n.Unit)
 	}
+	if n.Period != "" {
+		e.key("period", false)
+		e.str(n.Period)
+	}
 	e.key("start", false)
 	e.integer(n.Start)
 	e.key("end", false)
@@ -109,6 +113,8 @@ func (e *enc) numbers(ns []guardrail.Number) {
 func (e *enc) numberVerdict(nv guardrail.NumberVerdict) {
 	e.b = append(e.b, '{')
 	e.number(nv.Number)
+	e.key("state", false)
+	e.str(string(nv.State))
 	e.key("grounded", false)
 	e.boolean(nv.Grounded)
 	e.key("citation", false)
