@@ -60,18 +60,29 @@ func FuzzVerify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, answer, s1, s2 string) {
 		sources := NewSources([]string{s1, s2})
 		v := Verify(answer, sources)
-		all := true
+		all, blocks := true, false
 		for _, n := range v.Numbers {
+			// A date or a range may be grounded by its parts, which its
+			// citation (the first part's snippet) need not state whole.
+			whole := n.Kind != KindDate && n.Kind != KindRange
 			switch {
-			case n.Grounded && (n.Citation < 0 || n.Citation >= len(sources) || !sources[n.Citation].Grounds(n.Number)):
+			case n.Grounded != (n.State == Grounded):
+				t.Fatalf("number %+v: Grounded and State disagree", n)
+			case n.Grounded && (n.Citation < 0 || n.Citation >= len(sources) || whole && !sources[n.Citation].Grounds(n.Number)):
 				t.Fatalf("grounded number %+v has a bad citation", n)
 			case !n.Grounded && n.Citation != -1:
 				t.Fatalf("ungrounded number %+v has a citation", n)
+			case n.State == Unverified && n.Kind != KindWords:
+				t.Fatalf("only a count in words can be unverified: %+v", n)
 			}
 			all = all && n.Grounded
+			blocks = blocks || Default.Blocks(n.State)
 		}
-		if v.Grounded != all {
-			t.Fatalf("Grounded = %v, but per-number verdicts say %v", v.Grounded, all)
+		if v.Grounded == blocks {
+			t.Fatalf("Grounded = %v, but per-number states say blocked = %v", v.Grounded, blocks)
+		}
+		if strict := Strict.Verify(answer, sources); strict.Grounded != all {
+			t.Fatalf("strict Grounded = %v, but every number grounded = %v", strict.Grounded, all)
 		}
 		// An answer made of a source is grounded by it.
 		if !Verify(s1, sources).Grounded {
