@@ -300,7 +300,15 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	defer s.release(p.sourceIP)
 
 	log := s.log.With("conn", p.connID)
-	resp, _ := s.handler.Handle(s.ctx, connectEvent(r, p))
+	resp, err := s.handler.Handle(s.ctx, connectEvent(r, p))
+	if err != nil {
+		// The function could not be invoked or failed: a clear status,
+		// never a handshake cut short.
+		s.metrics.connect(http.StatusBadGateway)
+		log.Error("connect invocation failed", "err", err, "remote", p.sourceIP)
+		http.Error(w, http.StatusText(http.StatusBadGateway), http.StatusBadGateway)
+		return
+	}
 	if resp.StatusCode != http.StatusOK {
 		s.metrics.connect(resp.StatusCode)
 		log.Info("connection refused", "status", resp.StatusCode, "remote", p.sourceIP,
