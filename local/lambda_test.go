@@ -129,3 +129,22 @@ func TestManagementAPIOnlyWithLambda(t *testing.T) {
 		t.Fatalf("an unknown connection: %d, want 410", resp.StatusCode)
 	}
 }
+
+// With the function unreachable, a client's handshake gets a clear 502
+// (not a cut connection or a panic) and the failure is logged.
+func TestConnectWithFunctionDown(t *testing.T) {
+	down := httptest.NewServer(http.NotFoundHandler())
+	url := down.URL + emulator.InvokePath
+	down.Close() // nothing listens there any more
+	ts := startServer(t, func(c *config) { c.Lambda = []string{url} })
+	for range 3 {
+		c, resp, err := ts.tryDial("/ws", nil)
+		if err == nil {
+			c.Close()
+			t.Fatal("the upgrade succeeded with the function down")
+		}
+		if resp == nil || resp.StatusCode != http.StatusBadGateway {
+			t.Fatalf("handshake: %v, response %+v; want 502", err, resp)
+		}
+	}
+}
