@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/groundwire/groundwire/lambda"
 )
 
@@ -32,85 +35,61 @@ func suggestion(id, conn string) lambda.Suggestion {
 // table names or key prefixes).
 func StoreConformance(t *testing.T, newStore func(t *testing.T) lambda.Store) {
 	ctx := context.Background()
-	must := func(t *testing.T, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	cancelled := func(t *testing.T, s lambda.Store, conn, msg string, want bool) {
 		t.Helper()
 		got, err := s.AnswerCancelled(ctx, conn, msg)
-		must(t, err)
-		if got != want {
-			t.Fatalf("AnswerCancelled(%s, %s) = %v, want %v", conn, msg, got, want)
-		}
-	}
-	str := func(t *testing.T, what, got, want string) {
-		t.Helper()
-		if got != want {
-			t.Fatalf("%s = %q, want %q", what, got, want)
-		}
-	}
-	boolean := func(t *testing.T, what string, got, want bool) {
-		t.Helper()
-		if got != want {
-			t.Fatalf("%s = %v, want %v", what, got, want)
-		}
+		require.NoError(t, err)
+		require.Equal(t, want, got, "AnswerCancelled(%s, %s)", conn, msg)
 	}
 	claim := func(t *testing.T, s lambda.Store, conn, id string, at time.Time, want lambda.ClaimOutcome) lambda.Suggestion {
 		t.Helper()
 		sg, got, err := s.ClaimSuggestion(ctx, conn, id, at)
-		must(t, err)
-		if got != want {
-			t.Fatalf("ClaimSuggestion(%s, %s, t0+%v) = %v, want %v", conn, id, at.Sub(t0), got, want)
-		}
+		require.NoError(t, err)
+		require.Equal(t, want, got, "ClaimSuggestion(%s, %s, t0+%v)", conn, id, at.Sub(t0))
 		return sg
 	}
 
 	t.Run("ConnectionLifecycle", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.PutConnection(ctx, lambda.Connection{ID: "c1", ConnectedAt: t0}))
-		must(t, s.DeleteConnection(ctx, "c1"))
-		must(t, s.DeleteConnection(ctx, "c1")) // unknown: not an error
-		must(t, s.DeleteConnection(ctx, "never"))
+		require.NoError(t, s.PutConnection(ctx, lambda.Connection{ID: "c1", ConnectedAt: t0}))
+		require.NoError(t, s.DeleteConnection(ctx, "c1"))
+		require.NoError(t, s.DeleteConnection(ctx, "c1")) // unknown: not an error
+		require.NoError(t, s.DeleteConnection(ctx, "never"))
 	})
 
 	released := func(t *testing.T, s lambda.Store, conn, msg string, want bool) {
 		t.Helper()
 		got, err := s.AnswerReleased(ctx, conn, msg)
-		must(t, err)
-		if got != want {
-			t.Fatalf("AnswerReleased(%s, %s) = %v, want %v", conn, msg, got, want)
-		}
+		require.NoError(t, err)
+		require.Equal(t, want, got, "AnswerReleased(%s, %s)", conn, msg)
 	}
 	start := func(t *testing.T, s lambda.Store, conn, msg, wantPrev string) {
 		t.Helper()
 		prev, err := s.StartAnswer(ctx, conn, msg, t0)
-		must(t, err)
-		str(t, "StartAnswer("+conn+", "+msg+")", prev, wantPrev)
+		require.NoError(t, err)
+		require.Equal(t, wantPrev, prev, "StartAnswer("+conn+", "+msg+")")
 	}
 	cancelAnswer := func(t *testing.T, s lambda.Store, conn, msg, want string) {
 		t.Helper()
 		got, err := s.CancelAnswer(ctx, conn, msg)
-		must(t, err)
-		str(t, "CancelAnswer("+conn+", "+msg+")", got, want)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "CancelAnswer("+conn+", "+msg+")")
 	}
 	end := func(t *testing.T, s lambda.Store, conn, msg string, want bool) {
 		t.Helper()
 		got, err := s.EndAnswer(ctx, conn, msg)
-		must(t, err)
-		boolean(t, "EndAnswer("+conn+", "+msg+")", got, want)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "EndAnswer("+conn+", "+msg+")")
 	}
 	take := func(t *testing.T, s lambda.Store, conn, msg string, want bool) {
 		t.Helper()
 		got, err := s.TakeAnswerEnd(ctx, conn, msg)
-		must(t, err)
-		boolean(t, "TakeAnswerEnd("+conn+", "+msg+")", got, want)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "TakeAnswerEnd("+conn+", "+msg+")")
 	}
 	release := func(t *testing.T, s lambda.Store, conn, msg string) {
 		t.Helper()
-		must(t, s.ReleaseAnswer(ctx, conn, msg))
+		require.NoError(t, s.ReleaseAnswer(ctx, conn, msg))
 	}
 
 	t.Run("AnswerStartEnd", func(t *testing.T) {
@@ -238,11 +217,11 @@ func StoreConformance(t *testing.T, newStore func(t *testing.T) lambda.Store) {
 
 	t.Run("DeleteConnectionStopsAnswer", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.PutConnection(ctx, lambda.Connection{ID: "c1", ConnectedAt: t0}))
+		require.NoError(t, s.PutConnection(ctx, lambda.Connection{ID: "c1", ConnectedAt: t0}))
 		start(t, s, "c1", "m1", "")
 		start(t, s, "c1", "m2", "m1") // m1's end still owed
-		must(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
-		must(t, s.DeleteConnection(ctx, "c1"))
+		require.NoError(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
+		require.NoError(t, s.DeleteConnection(ctx, "c1"))
 		cancelled(t, s, "c1", "m1", true)
 		cancelled(t, s, "c1", "m2", true)
 		released(t, s, "c1", "m1", true) // waiters go on
@@ -269,7 +248,7 @@ func StoreConformance(t *testing.T, newStore func(t *testing.T) lambda.Store) {
 			go func() { defer wg.Done(); ended, errs[0] = s.EndAnswer(ctx, conn, "m1") }()
 			go func() { defer wg.Done(); cancelledID, errs[1] = s.CancelAnswer(ctx, conn, "m1") }()
 			wg.Wait()
-			must(t, errors.Join(errs[:]...))
+			require.NoError(t, errors.Join(errs[:]...))
 			if ended == (cancelledID != "") {
 				t.Fatalf("ended=%v cancelled=%q: want exactly one winner", ended, cancelledID)
 			}
@@ -293,8 +272,8 @@ func StoreConformance(t *testing.T, newStore func(t *testing.T) lambda.Store) {
 			go func() { defer wg.Done(); ended, errs[0] = s.EndAnswer(ctx, conn, "m1") }()
 			go func() { defer wg.Done(); prev, errs[1] = s.StartAnswer(ctx, conn, "m2", t0) }()
 			wg.Wait()
-			must(t, errors.Join(errs[:]...))
-			str(t, "previous", prev, "m1") // not released yet in either case
+			require.NoError(t, errors.Join(errs[:]...))
+			require.Equal(t, "m1", prev, "previous") // not released yet in either case
 			take(t, s, conn, "m1", !ended)
 			cancelled(t, s, conn, "m2", false)
 		}
@@ -322,7 +301,7 @@ func StoreConformance(t *testing.T, newStore func(t *testing.T) lambda.Store) {
 				})
 			}
 			wg.Wait()
-			must(t, errors.Join(errs...))
+			require.NoError(t, errors.Join(errs...))
 			winners := 0
 			for _, w := range won {
 				if w {
@@ -360,7 +339,7 @@ func StoreConformance(t *testing.T, newStore func(t *testing.T) lambda.Store) {
 				})
 			}
 			wg.Wait()
-			must(t, errors.Join(errs...))
+			require.NoError(t, errors.Join(errs...))
 			cancels := 0
 			for i, g := range got {
 				if i%3 != 2 && g == "m1" {
@@ -378,24 +357,24 @@ func StoreConformance(t *testing.T, newStore func(t *testing.T) lambda.Store) {
 
 	t.Run("ClaimExecuteOnce", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
+		require.NoError(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
 		sg := claim(t, s, "c1", "s1", t0.Add(10*time.Second), lambda.ClaimExecute)
-		if sg.ID != "s1" || sg.Action != lambda.ActionSendSMS || sg.Payload["phone"] != "+46 70 123 45 67" || sg.MessageID != "m1" {
-			t.Fatalf("claimed suggestion %+v", sg)
-		}
-		if sg.Status != lambda.SuggestionExecuting {
-			t.Fatalf("status after claim %q", sg.Status)
-		}
+		want := suggestion("s1", "c1")
+		assert.Equal(t, want.ID, sg.ID)
+		assert.Equal(t, want.Action, sg.Action)
+		assert.Equal(t, want.Payload, sg.Payload)
+		assert.Equal(t, want.MessageID, sg.MessageID)
+		require.Equal(t, lambda.SuggestionExecuting, sg.Status, "status after claim")
 		claim(t, s, "c1", "s1", t0.Add(11*time.Second), lambda.ClaimAlreadyExecuted)
-		must(t, s.FinishSuggestion(ctx, "c1", "s1", t0.Add(12*time.Second)))
+		require.NoError(t, s.FinishSuggestion(ctx, "c1", "s1", t0.Add(12*time.Second)))
 		claim(t, s, "c1", "s1", t0.Add(12*time.Second+window), lambda.ClaimAlreadyExecuted)
 		claim(t, s, "c1", "s1", t0.Add(12*time.Second+window+time.Millisecond), lambda.ClaimExpired)
 	})
 
 	t.Run("ClaimWindowBoundary", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
-		must(t, s.PutSuggestion(ctx, suggestion("s2", "c1")))
+		require.NoError(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
+		require.NoError(t, s.PutSuggestion(ctx, suggestion("s2", "c1")))
 		claim(t, s, "c1", "s1", t0.Add(window), lambda.ClaimExecute)
 		claim(t, s, "c1", "s2", t0.Add(window+time.Millisecond), lambda.ClaimExpired)
 		claim(t, s, "c1", "s2", t0.Add(window+time.Minute), lambda.ClaimExpired)
@@ -403,52 +382,49 @@ func StoreConformance(t *testing.T, newStore func(t *testing.T) lambda.Store) {
 
 	t.Run("ClaimUnknownAndForeign", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
+		require.NoError(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
 		claim(t, s, "c1", "nope", t0, lambda.ClaimUnknown)
-		if sg := claim(t, s, "c2", "s1", t0, lambda.ClaimUnknown); sg.ID != "" {
-			t.Fatalf("foreign claim returned %+v", sg)
-		}
+		sg := claim(t, s, "c2", "s1", t0, lambda.ClaimUnknown)
+		require.Zero(t, sg, "a foreign claim reveals nothing of the suggestion")
 		claim(t, s, "c1", "s1", t0, lambda.ClaimExecute) // the foreign confirm changed nothing
 	})
 
 	t.Run("PutSuggestionDuplicate", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
-		if err := s.PutSuggestion(ctx, suggestion("s1", "c1")); !errors.Is(err, lambda.ErrDuplicateSuggestion) {
-			t.Fatalf("duplicate put: %v", err)
-		}
+		require.NoError(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
+		require.ErrorIs(t, s.PutSuggestion(ctx, suggestion("s1", "c1")), lambda.ErrDuplicateSuggestion)
 	})
 
 	t.Run("Withdraw", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
-		must(t, s.PutSuggestion(ctx, suggestion("s2", "c1")))
-		must(t, s.PutSuggestion(ctx, suggestion("s3", "c2")))
+		require.NoError(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
+		require.NoError(t, s.PutSuggestion(ctx, suggestion("s2", "c1")))
+		require.NoError(t, s.PutSuggestion(ctx, suggestion("s3", "c2")))
 		claim(t, s, "c1", "s2", t0.Add(time.Second), lambda.ClaimExecute)
-		must(t, s.WithdrawSuggestions(ctx, "c1", t0.Add(2*time.Second)))
+		require.NoError(t, s.WithdrawSuggestions(ctx, "c1", t0.Add(2*time.Second)))
 		claim(t, s, "c1", "s1", t0.Add(3*time.Second), lambda.ClaimCancelled)
 		claim(t, s, "c1", "s1", t0.Add(3*time.Minute), lambda.ClaimCancelled)
 		claim(t, s, "c1", "s2", t0.Add(3*time.Second), lambda.ClaimAlreadyExecuted) // executing: left alone
-		must(t, s.FinishSuggestion(ctx, "c1", "s2", t0.Add(4*time.Second)))
+		require.NoError(t, s.FinishSuggestion(ctx, "c1", "s2", t0.Add(4*time.Second)))
 		claim(t, s, "c2", "s3", t0.Add(5*time.Second), lambda.ClaimExecute) // other connection untouched
-		must(t, s.WithdrawSuggestions(ctx, "nobody", t0))
+		require.NoError(t, s.WithdrawSuggestions(ctx, "nobody", t0))
 	})
 
 	t.Run("FinishGone", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.FinishSuggestion(ctx, "c1", "nope", t0))
-		must(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
+		require.NoError(t, s.FinishSuggestion(ctx, "c1", "nope", t0))
+		require.NoError(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
 		claim(t, s, "c1", "s1", t0, lambda.ClaimExecute)
-		must(t, s.DeleteConnection(ctx, "c1"))
-		must(t, s.FinishSuggestion(ctx, "c1", "s1", t0.Add(time.Second)))
+		require.NoError(t, s.DeleteConnection(ctx, "c1"))
+		require.NoError(t, s.FinishSuggestion(ctx, "c1", "s1", t0.Add(time.Second)))
 	})
 
 	t.Run("Retention", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
-		must(t, s.PutSuggestion(ctx, suggestion("s2", "c1")))
+		require.NoError(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
+		require.NoError(t, s.PutSuggestion(ctx, suggestion("s2", "c1")))
 		claim(t, s, "c1", "s2", t0.Add(time.Second), lambda.ClaimExecute)
-		must(t, s.FinishSuggestion(ctx, "c1", "s2", t0.Add(2*time.Second)))
+		require.NoError(t, s.FinishSuggestion(ctx, "c1", "s2", t0.Add(2*time.Second)))
 		// kept at least 5 minutes: still known (expired), not unknown
 		for _, d := range []time.Duration{time.Minute, 3 * time.Minute, 5 * time.Minute} {
 			claim(t, s, "c1", "s1", t0.Add(d), lambda.ClaimExpired)
@@ -458,7 +434,7 @@ func StoreConformance(t *testing.T, newStore func(t *testing.T) lambda.Store) {
 
 	t.Run("ClaimRace", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
+		require.NoError(t, s.PutSuggestion(ctx, suggestion("s1", "c1")))
 		const n = 32
 		outcomes := make([]lambda.ClaimOutcome, n)
 		var wg sync.WaitGroup
@@ -487,7 +463,7 @@ func StoreConformance(t *testing.T, newStore func(t *testing.T) lambda.Store) {
 		for i := 0; i < 50; i++ {
 			s := newStore(t)
 			id := fmt.Sprintf("s%d", i)
-			must(t, s.PutSuggestion(ctx, suggestion(id, "c1")))
+			require.NoError(t, s.PutSuggestion(ctx, suggestion(id, "c1")))
 			var o lambda.ClaimOutcome
 			var wg sync.WaitGroup
 			wg.Add(2)
