@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/groundwire/groundwire/lambda"
 )
 
@@ -30,38 +32,45 @@ func TestEvents(t *testing.T) {
 
 	ev := connectEvent(r, p)
 	rc := ev.RequestContext
-	if rc.RouteKey != "$connect" || rc.EventType != lambda.EventConnect || rc.Stage != "local" ||
-		rc.MessageDirection != "IN" || rc.DomainName != "localhost:8787" || rc.APIID == "" ||
-		rc.Identity.SourceIP != "192.0.2.7" || rc.Identity.UserAgent != "test-agent" ||
-		rc.RequestTime != "22/Nov/2025:10:15:30 +0000" || rc.RequestTimeEpoch != now.UnixMilli() ||
-		rc.ConnectedAt != now.UnixMilli() {
-		t.Fatalf("connect request context %+v", rc)
-	}
-	if !apiGatewayID.MatchString(rc.ConnectionID) || !apiGatewayID.MatchString(rc.RequestID) {
-		t.Fatalf("ids %q %q", rc.ConnectionID, rc.RequestID)
-	}
-	if ev.Headers["Host"] != "localhost:8787" || ev.Headers["Origin"] != "http://localhost:8787" ||
-		ev.Headers["Accept-Language"] != "en" || len(ev.MultiValueHeaders["Accept-Language"]) != 2 {
-		t.Fatalf("headers %v %v", ev.Headers, ev.MultiValueHeaders)
-	}
-	if ev.QueryStringParameters["token"] != "abc" || ev.QueryStringParameters["x"] != "2" ||
-		len(ev.MultiValueQueryStringParameters["x"]) != 2 {
-		t.Fatalf("query %v %v", ev.QueryStringParameters, ev.MultiValueQueryStringParameters)
-	}
+	assert.Equal(t, "$connect", rc.RouteKey)
+	assert.Equal(t, lambda.EventConnect, rc.EventType)
+	assert.Equal(t, "local", rc.Stage)
+	assert.Equal(t, "IN", rc.MessageDirection)
+	assert.Equal(t, "localhost:8787", rc.DomainName)
+	assert.NotEmpty(t, rc.APIID)
+	assert.Equal(t, "192.0.2.7", rc.Identity.SourceIP)
+	assert.Equal(t, "test-agent", rc.Identity.UserAgent)
+	assert.Equal(t, "22/Nov/2025:10:15:30 +0000", rc.RequestTime)
+	assert.Equal(t, now.UnixMilli(), rc.RequestTimeEpoch)
+	assert.Equal(t, now.UnixMilli(), rc.ConnectedAt)
+	assert.Regexp(t, apiGatewayID, rc.ConnectionID)
+	assert.Regexp(t, apiGatewayID, rc.RequestID)
+	assert.Equal(t, "localhost:8787", ev.Headers["Host"])
+	assert.Equal(t, "http://localhost:8787", ev.Headers["Origin"])
+	assert.Equal(t, "en", ev.Headers["Accept-Language"], "the last value, as API Gateway does")
+	assert.Equal(t, []string{"sv", "en"}, ev.MultiValueHeaders["Accept-Language"])
+	assert.Equal(t, "abc", ev.QueryStringParameters["token"])
+	assert.Equal(t, "2", ev.QueryStringParameters["x"])
+	assert.Equal(t, []string{"1", "2"}, ev.MultiValueQueryStringParameters["x"])
 
 	msg := messageEvent(p, []byte(`{"type":"cancel"}`), now.Add(time.Second))
 	mrc := msg.RequestContext
-	if mrc.RouteKey != "$default" || mrc.EventType != lambda.EventMessage || msg.Body != `{"type":"cancel"}` ||
-		msg.IsBase64Encoded || mrc.ConnectionID != rc.ConnectionID || mrc.ConnectedAt != rc.ConnectedAt ||
-		!apiGatewayID.MatchString(mrc.MessageID.(string)) || mrc.RequestTimeEpoch != now.Add(time.Second).UnixMilli() {
-		t.Fatalf("message event %+v", msg)
-	}
+	assert.Equal(t, "$default", mrc.RouteKey)
+	assert.Equal(t, lambda.EventMessage, mrc.EventType)
+	assert.Equal(t, `{"type":"cancel"}`, msg.Body)
+	assert.False(t, msg.IsBase64Encoded)
+	assert.Equal(t, rc.ConnectionID, mrc.ConnectionID)
+	assert.Equal(t, rc.ConnectedAt, mrc.ConnectedAt)
+	assert.Regexp(t, apiGatewayID, mrc.MessageID)
+	assert.Equal(t, now.Add(time.Second).UnixMilli(), mrc.RequestTimeEpoch)
 
 	dis := disconnectEvent(p, 1001, "going away", now)
 	drc := dis.RequestContext
-	if drc.RouteKey != "$disconnect" || drc.EventType != lambda.EventDisconnect || drc.DisconnectStatusCode != 1001 ||
-		drc.DisconnectReason == nil || *drc.DisconnectReason != "going away" {
-		t.Fatalf("disconnect event %+v", dis)
+	assert.Equal(t, "$disconnect", drc.RouteKey)
+	assert.Equal(t, lambda.EventDisconnect, drc.EventType)
+	assert.EqualValues(t, 1001, drc.DisconnectStatusCode)
+	if assert.NotNil(t, drc.DisconnectReason) {
+		assert.Equal(t, "going away", *drc.DisconnectReason)
 	}
 }
 
