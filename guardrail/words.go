@@ -29,6 +29,9 @@ func (s *scanner) word(i int) (token, int, bool) {
 		}
 		return token{}, end, false
 	}
+	if j-i >= 2 && !mayStartNumber(s.f.r[i], s.f.r[i+1]) {
+		return token{}, j, false // most prose words: no number word starts so
+	}
 	if unicode.IsUpper(s.at(i)) {
 		if t, next, ok := s.monthFirst(i); ok {
 			return t, next, true
@@ -67,6 +70,40 @@ func (s *scanner) nounAt(i int) string {
 		e++
 	}
 	return stemNoun(string(s.lower(s.f.r[i+1 : e])))
+}
+
+// starters marks the pairs of ASCII letters (lower-cased) that begin a
+// word that may start a number: a number word or a Swedish number part, an
+// ordinal, a month, a currency code. A word beginning with any other pair
+// is prose, decided without a look-up.
+var starters = func() (t [26 * 26]bool) {
+	mark := func(w string) {
+		if len(w) >= 2 && w[0] >= 'a' && w[0] <= 'z' && w[1] >= 'a' && w[1] <= 'z' {
+			t[int(w[0]-'a')*26+int(w[1]-'a')] = true
+		}
+	}
+	for w := range englishWords {
+		mark(w)
+	}
+	for w := range swedishParts {
+		mark(w)
+	}
+	for _, ws := range []wordSet{ordinalWords, monthWords, currencyCodes} {
+		for w := range ws.words {
+			mark(w)
+		}
+	}
+	return t
+}()
+
+// mayStartNumber reports whether a word beginning with a, b may start a
+// number (true for any non-ASCII letter: those are looked up).
+func mayStartNumber(a, b rune) bool {
+	a, b = a|0x20, b|0x20 // ASCII lower case; other runes stay >= 'z'+1 or are not letters
+	if a < 'a' || a > 'z' || b < 'a' || b > 'z' {
+		return true
+	}
+	return starters[int(a-'a')*26+int(b-'a')]
 }
 
 func (s *scanner) alnumEnd(i int) int {
