@@ -3,6 +3,7 @@ module github.com/groundwire/groundwire
 go 1.26.0
 
 require (
+	github.com/andybalholm/brotli v1.2.8
 	github.com/aws/aws-lambda-go v1.55.1
 	github.com/aws/aws-sdk-go-v2 v1.47.7
 	github.com/aws/aws-sdk-go-v2/config v1.33.15

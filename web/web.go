@@ -13,8 +13,8 @@
 //
 // A developer runs `go run ./local` with nothing else installed, so the guard
 // is compiled when the server starts: [Handler] starts [BuildWASM] in the
-// background (GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" ./wasm;
-// a few seconds when the Go build cache is warm) and reads wasm_exec.js from
+// background (GOOS=js GOARCH=wasm go build with [BuildFlags] ./wasm; a few
+// seconds when the Go build cache is warm) and reads wasm_exec.js from
 // `$(go env GOROOT)/lib/wasm/`, so the two always come from the same
 // toolchain. The page is served at once; a request for /guardrail.wasm or
 // /wasm_exec.js waits for the build (bounded by the request's context).
@@ -36,11 +36,14 @@
 //
 // # Caching and headers
 //
-// Every asset is served with a strong ETag (a hash of its content),
-// Cache-Control: no-cache (stored by the browser, revalidated each time, so a
-// rebuilt guard is picked up at once and an unchanged one costs a 304), and
-// a gzip-compressed body when the client accepts gzip; compression happens
-// once, when the asset is built or embedded. Every response carries the
+// Every asset is served with a strong ETag (a hash of its content, one per
+// encoding), Cache-Control: no-cache (stored by the browser, revalidated
+// each time, so a rebuilt guard is picked up at once and an unchanged one
+// costs a 304), and a brotli or gzip body as the client's Accept-Encoding
+// prefers. Compression happens once per content in the process: gzip when
+// the asset is built or embedded, brotli (quality 11) at once for small
+// files and in the background for the guard, which is served with gzip
+// until its brotli form is ready. Every response carries the
 // Content-Security-Policy [CSP] (own scripts and WASM only, no inline code),
 // X-Content-Type-Options: nosniff and Referrer-Policy: no-referrer (the page
 // URL may carry ?token=).
@@ -49,11 +52,8 @@ package web
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -228,8 +228,12 @@ func (g *guardState) build(root string, timeout time.Duration, logger *slog.Logg
 		return
 	}
 	g.finish(wasm, exec, nil)
-	logger.Info("web: WASM guard built", "bytes", len(wasm), "gzip_bytes", len(g.wasm.gz),
+	logger.Info("web: WASM guard built", "bytes", len(wasm), "gzip_bytes", len(g.wasm.enc.gz),
 		"duration", time.Since(start).Round(time.Millisecond))
+	if g.wasm.enc.waitBrotli(ctx) {
+		logger.Info("web: WASM guard compressed with brotli", "brotli_bytes", len(g.wasm.enc.br),
+			"duration", time.Since(start).Round(time.Millisecond))
+	}
 }
 
 func buildGuard(ctx context.Context, root string) (wasm, exec []byte, err error) {
@@ -247,9 +251,14 @@ func buildGuard(ctx context.Context, root string) (wasm, exec []byte, err error)
 	return wasm, exec, nil
 }
 
-// BuildWASM compiles moduleRoot/wasm for GOOS=js GOARCH=wasm, stripped and
-// without file system paths, and returns guardrail.wasm. It runs the `go`
-// command found in PATH; with a warm build cache it takes a few seconds.
+// BuildFlags are the `go build` flags of guardrail.wasm: no file system
+// paths, no inlining (smaller code: the guard checks short texts, where the
+// calls cost nothing that shows), no symbol table or DWARF.
+var BuildFlags = []string{"-trimpath", "-gcflags=all=-l", "-ldflags=-s -w -buildid=", "-buildvcs=false"}
+
+// BuildWASM compiles moduleRoot/wasm for GOOS=js GOARCH=wasm with
+// [BuildFlags] and returns guardrail.wasm. It runs the `go` command found
+// in PATH; with a warm build cache it takes a few seconds.
 func BuildWASM(ctx context.Context, moduleRoot string) ([]byte, error) {
 	gocmd, err := exec.LookPath("go")
 	if err != nil {
@@ -261,7 +270,8 @@ func BuildWASM(ctx context.Context, moduleRoot string) ([]byte, error) {
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "guardrail.wasm")
-	cmd := exec.CommandContext(ctx, gocmd, "build", "-trimpath", "-ldflags=-s -w", "-buildvcs=false", "-o", out, "./wasm")
+	args := append(append([]string{"build"}, BuildFlags...), "-o", out, "./wasm")
+	cmd := exec.CommandContext(ctx, gocmd, args...)
 	cmd.Dir = moduleRoot
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
 	var stderr bytes.Buffer
@@ -362,77 +372,6 @@ func isModuleRoot(dir string) bool {
 		}
 	}
 	return false
-}
-
-// asset is one served file, compressed once.
-type asset struct {
-	body, gz    []byte // gz is nil when gzip does not make it smaller
-	etag, gzTag string
-	ctype       string
-}
-
-func newAsset(body []byte, ctype string) *asset {
-	sum := sha256.Sum256(body)
-	tag := hex.EncodeToString(sum[:16])
-	a := &asset{body: body, ctype: ctype, etag: `"` + tag + `"`, gzTag: `"` + tag + `-gz"`}
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	zw.Write(body)
-	zw.Close()
-	if buf.Len() < len(body) {
-		a.gz = buf.Bytes()
-	}
-	return a
-}
-
-func (a *asset) serve(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Content-Type", a.ctype)
-	h.Set("Cache-Control", "no-cache")
-	body, tag := a.body, a.etag
-	if a.gz != nil {
-		h.Set("Vary", "Accept-Encoding")
-		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-			body, tag = a.gz, a.gzTag
-			h.Set("Content-Encoding", "gzip")
-		}
-	}
-	h.Set("ETag", tag)
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, a.etag, a.gzTag) {
-		h.Del("Content-Encoding")
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(body)
-	}
-}
-
-// acceptsGzip reports whether an Accept-Encoding header allows gzip.
-func acceptsGzip(header string) bool {
-	star := false
-	for part := range strings.SplitSeq(header, ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		name = strings.ToLower(strings.TrimSpace(name))
-		q := 1.0
-		for p := range strings.SplitSeq(params, ";") {
-			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
-			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
-				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-					q = f
-				}
-			}
-		}
-		switch name {
-		case "gzip", "x-gzip":
-			return q > 0
-		case "*":
-			star = q > 0
-		}
-	}
-	return star
 }
 
 // etagMatch reports whether an If-None-Match list names one of the tags

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/andybalholm/brotli"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -122,9 +124,9 @@ func TestWASM(t *testing.T) {
 		t.Errorf("Vary %q", v)
 	}
 
-	gz := get(t, h, "GET", "/guardrail.wasm", map[string]string{"Accept-Encoding": "br, gzip;q=0.8"})
+	gz := get(t, h, "GET", "/guardrail.wasm", map[string]string{"Accept-Encoding": "br;q=0.5, gzip"})
 	if ce := gz.Header.Get("Content-Encoding"); ce != "gzip" {
-		t.Fatalf("Content-Encoding %q with gzip accepted", ce)
+		t.Fatalf("Content-Encoding %q with gzip preferred", ce)
 	}
 	zb := body(t, gz)
 	if len(zb) >= len(fakeGuard) {
@@ -140,6 +142,21 @@ func TestWASM(t *testing.T) {
 	etag := gz.Header.Get("ETag")
 	if etag == "" || etag == plain.Header.Get("ETag") {
 		t.Errorf("ETags plain %q gzip %q: want distinct, non-empty", plain.Header.Get("ETag"), etag)
+	}
+
+	br := get(t, h, "GET", "/guardrail.wasm", map[string]string{"Accept-Encoding": "gzip, deflate, br, zstd"})
+	if ce := br.Header.Get("Content-Encoding"); ce != "br" {
+		t.Fatalf("Content-Encoding %q with br accepted as much as gzip", ce)
+	}
+	bb := body(t, br)
+	if len(bb) >= len(zb) {
+		t.Errorf("brotli body %d bytes, gzip %d", len(bb), len(zb))
+	}
+	if unb, err := io.ReadAll(brotli.NewReader(bytes.NewReader(bb))); err != nil || !bytes.Equal(unb, fakeGuard) {
+		t.Errorf("unbrotlied body differs (%v)", err)
+	}
+	if bt := br.Header.Get("ETag"); bt == "" || bt == etag || bt == plain.Header.Get("ETag") {
+		t.Errorf("ETag of brotli %q: want distinct from %q and %q", bt, etag, plain.Header.Get("ETag"))
 	}
 
 	for _, tag := range []string{etag, plain.Header.Get("ETag"), "W/" + etag, `"nope", ` + etag} {
@@ -220,24 +237,71 @@ func TestGuardStillBuilding(t *testing.T) {
 	}
 }
 
-func TestAcceptsGzip(t *testing.T) {
-	for h, want := range map[string]bool{
-		"":                 false,
-		"gzip":             true,
-		"GZIP":             true,
-		"br, gzip":         true,
-		"gzip;q=0":         false,
-		"gzip; q=0.0":      false,
-		"gzip;q=0.5":       true,
-		"deflate, br":      false,
-		"*":                true,
-		"*;q=0":            false,
-		"gzip;q=0, *":      false,
-		"identity, x-gzip": true,
+func TestNegotiate(t *testing.T) {
+	for _, c := range []struct {
+		header string
+		br, gz bool // what the asset has
+		want   string
+	}{
+		{"", true, true, ""},
+		{"gzip", true, true, "gzip"},
+		{"GZIP", true, true, "gzip"},
+		{"br", true, true, "br"},
+		{"br, gzip", true, true, "br"},
+		{"gzip, deflate, br, zstd", true, true, "br"},
+		{"br;q=0.5, gzip", true, true, "gzip"},
+		{"br, gzip;q=0.9", true, true, "br"},
+		{"br", false, true, ""}, // brotli not ready or not smaller
+		{"br, gzip", false, true, "gzip"},
+		{"br, gzip", true, false, "br"},
+		{"gzip", false, false, ""},
+		{"gzip;q=0", true, true, ""},
+		{"gzip; q=0.0", true, true, ""},
+		{"gzip;q=0.5", true, true, "gzip"},
+		{"deflate", true, true, ""},
+		{"*", true, true, "br"},
+		{"*", false, true, "gzip"},
+		{"*;q=0", true, true, ""},
+		{"gzip;q=0, *", true, true, "br"},
+		{"br;q=0, *", true, true, "gzip"},
+		{"identity, x-gzip", true, true, "gzip"},
+		{"br;q=2, gzip", true, true, "br"}, // out-of-range q is ignored
 	} {
-		if got := acceptsGzip(h); got != want {
-			t.Errorf("acceptsGzip(%q) = %v, want %v", h, got, want)
+		if got := negotiate(c.header, c.br, c.gz); got != c.want {
+			t.Errorf("negotiate(%q, br=%v, gzip=%v) = %q, want %q", c.header, c.br, c.gz, got, c.want)
 		}
+	}
+}
+
+// TestLargeAssetBrotliInBackground: a body too large to compress with
+// brotli before serving is served with gzip until brotli is ready, then
+// with brotli; the same bytes served by another handler are not compressed
+// again.
+func TestLargeAssetBrotliInBackground(t *testing.T) {
+	big := make([]byte, brotliSyncLimit+1)
+	for i := range big {
+		big[i] = "groundwire guards numbers "[i*7%26] ^ byte(i>>12)
+	}
+	a := newAsset(big, "application/wasm")
+	h := http.HandlerFunc(a.serve)
+	first := get(t, h, "GET", "/", map[string]string{"Accept-Encoding": "br, gzip"})
+	if ce := first.Header.Get("Content-Encoding"); ce != "gzip" && ce != "br" {
+		t.Fatalf("first response Content-Encoding %q, want gzip (or br if already done)", ce)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if !a.enc.waitBrotli(ctx) {
+		t.Fatal("brotli compression did not finish")
+	}
+	later := get(t, h, "GET", "/", map[string]string{"Accept-Encoding": "br, gzip"})
+	if ce := later.Header.Get("Content-Encoding"); ce != "br" {
+		t.Fatalf("after compression Content-Encoding %q, want br", ce)
+	}
+	if unb, err := io.ReadAll(brotli.NewReader(later.Body)); err != nil || !bytes.Equal(unb, big) {
+		t.Errorf("unbrotlied body differs (%v)", err)
+	}
+	if again := newAsset(bytes.Clone(big), "application/wasm"); again.enc != a.enc {
+		t.Error("the same content was encoded twice")
 	}
 }
 
@@ -333,9 +397,18 @@ func TestBuildWASM(t *testing.T) {
 		t.Error("wasm_exec.js does not define globalThis.Go")
 	}
 	a := newAsset(wasm, "application/wasm")
-	t.Logf("guardrail.wasm: %d bytes raw, %d bytes gzip (stripped, -trimpath)", len(a.body), len(a.gz))
-	if len(a.gz) == 0 || len(a.gz) >= len(a.body) {
-		t.Errorf("gzip did not shrink the guard: %d → %d", len(a.body), len(a.gz))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if !a.enc.waitBrotli(ctx) {
+		t.Fatal("brotli compression of the guard did not finish")
+	}
+	t.Logf("guardrail.wasm: %d bytes raw, %d bytes gzip, %d bytes brotli (%s)",
+		len(a.body), len(a.enc.gz), len(a.enc.br), strings.Join(BuildFlags, " "))
+	if len(a.enc.gz) == 0 || len(a.enc.gz) >= len(a.body) {
+		t.Errorf("gzip did not shrink the guard: %d → %d", len(a.body), len(a.enc.gz))
+	}
+	if len(a.enc.br) == 0 || len(a.enc.br) >= len(a.enc.gz) {
+		t.Errorf("brotli (%d bytes) is not smaller than gzip (%d bytes)", len(a.enc.br), len(a.enc.gz))
 	}
 
 	// The handler builds the same bytes in the background and serves them

@@ -1,0 +1,231 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/andybalholm/brotli"
+)
+
+// brotliSyncLimit is the largest body compressed with brotli before it is
+// first served; larger ones (the guard) are compressed in the background and
+// served with gzip until brotli is ready, because brotli's best level takes
+// seconds on a few megabytes.
+const brotliSyncLimit = 256 << 10
+
+// asset is one served file in each encoding it is served in. Encodings are
+// made once per distinct content in the process (see [encode]) and shared
+// by every handler that serves the same bytes.
+type asset struct {
+	body  []byte
+	ctype string
+	etag  string // of the identity encoding; "-gz" and "-br" mark the others
+	enc   *encodings
+}
+
+// encodings holds the compressed forms of one content. gz is set before the
+// value is shared; br is set once by its compressor, then brReady is closed.
+// A nil gz or br means that encoding does not make the content smaller.
+type encodings struct {
+	gz      []byte
+	br      []byte
+	brReady chan struct{}
+}
+
+var (
+	encodedMu sync.Mutex
+	encoded   = map[[32]byte]*encodings{}
+	// brotliWorkers bounds the background compressions running at once.
+	brotliWorkers = make(chan struct{}, 1)
+)
+
+// encode returns the encodings of body, compressing it the first time this
+// content is seen: gzip (best compression) at once, brotli (quality 11) at
+// once when body is small and in the background otherwise.
+func encode(sum [32]byte, body []byte) *encodings {
+	encodedMu.Lock()
+	e := encoded[sum]
+	if e != nil {
+		encodedMu.Unlock()
+		return e
+	}
+	e = &encodings{brReady: make(chan struct{})}
+	encoded[sum] = e
+	if gz := gzipBytes(body); len(gz) < len(body) {
+		e.gz = gz
+	}
+	encodedMu.Unlock()
+
+	if len(body) <= brotliSyncLimit {
+		e.finishBrotli(body)
+	} else {
+		go func() {
+			brotliWorkers <- struct{}{}
+			defer func() { <-brotliWorkers }()
+			e.finishBrotli(body)
+		}()
+	}
+	return e
+}
+
+func (e *encodings) finishBrotli(body []byte) {
+	if br := brotliBytes(body); len(br) < len(body) {
+		e.br = br
+	}
+	close(e.brReady)
+}
+
+// brotli returns the brotli body, or nil while it is being made or when it
+// would not be smaller.
+func (e *encodings) brotli() []byte {
+	select {
+	case <-e.brReady:
+		return e.br
+	default:
+		return nil
+	}
+}
+
+// waitBrotli reports whether the brotli encoding is settled before ctx ends.
+func (e *encodings) waitBrotli(ctx context.Context) bool {
+	select {
+	case <-e.brReady:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func gzipBytes(body []byte) []byte {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level cannot fail
+	zw.Write(body)
+	zw.Close()
+	return buf.Bytes()
+}
+
+func brotliBytes(body []byte) []byte {
+	var buf bytes.Buffer
+	bw := brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: brotli.BestCompression, LGWin: 22})
+	bw.Write(body)
+	bw.Close()
+	return buf.Bytes()
+}
+
+func newAsset(body []byte, ctype string) *asset {
+	sum := sha256.Sum256(body)
+	return &asset{
+		body:  body,
+		ctype: ctype,
+		etag:  `"` + hex.EncodeToString(sum[:16]) + `"`,
+		enc:   encode(sum, body),
+	}
+}
+
+// tag returns the asset's ETag for a content coding ("" for identity).
+func (a *asset) tag(coding string) string {
+	if coding == "" {
+		return a.etag
+	}
+	short := map[string]string{"gzip": "gz", "br": "br"}[coding]
+	return a.etag[:len(a.etag)-1] + "-" + short + `"`
+}
+
+func (a *asset) serve(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", a.ctype)
+	h.Set("Cache-Control", "no-cache")
+	br := a.enc.brotli()
+	if a.enc.gz != nil || br != nil || !isSettled(a.enc) {
+		h.Set("Vary", "Accept-Encoding")
+	}
+	coding := negotiate(r.Header.Get("Accept-Encoding"), br != nil, a.enc.gz != nil)
+	body := a.body
+	switch coding {
+	case "br":
+		body = br
+	case "gzip":
+		body = a.enc.gz
+	}
+	if coding != "" {
+		h.Set("Content-Encoding", coding)
+	}
+	h.Set("ETag", a.tag(coding))
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, a.tag(""), a.tag("gzip"), a.tag("br")) {
+		h.Del("Content-Encoding")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+func isSettled(e *encodings) bool {
+	select {
+	case <-e.brReady:
+		return true
+	default:
+		return false
+	}
+}
+
+// negotiate picks the content coding for an Accept-Encoding header among
+// those the asset has: the one with the highest q-value (RFC 9110 §12.5.3),
+// brotli on a tie (it is smaller), "" (identity) when neither is acceptable.
+func negotiate(header string, haveBr, haveGzip bool) string {
+	qBr, qGzip := acceptQ(header, "br"), acceptQ(header, "gzip")
+	switch {
+	case haveBr && qBr > 0 && (!haveGzip || qBr >= qGzip):
+		return "br"
+	case haveGzip && qGzip > 0:
+		return "gzip"
+	}
+	return ""
+}
+
+// acceptQ returns the q-value an Accept-Encoding header gives coding
+// (x-gzip counts as gzip): its own entry's, else the "*" entry's, else 0.
+func acceptQ(header, coding string) float64 {
+	own, star := -1.0, -1.0
+	for part := range strings.SplitSeq(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "x-gzip" {
+			name = "gzip"
+		}
+		if name != coding && name != "*" {
+			continue
+		}
+		q := 1.0
+		for p := range strings.SplitSeq(params, ";") {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f >= 0 && f <= 1 {
+					q = f
+				}
+			}
+		}
+		if name == coding {
+			own = q
+		} else {
+			star = q
+		}
+	}
+	switch {
+	case own >= 0:
+		return own
+	case star >= 0:
+		return star
+	}
+	return 0
+}
