@@ -90,7 +90,10 @@ func newServer(cfg config, d deps) (*Server, error) {
 		metrics: newMetrics(),
 		started: time.Now(),
 		upgrader: websocket.Upgrader{
-			ReadBufferSize:  4096,
+			// Client frames are small JSON (a question, a cancel, a
+			// confirm); a larger frame is read through the buffer in
+			// pieces. Every idle connection holds this buffer.
+			ReadBufferSize:  1024,
 			WriteBufferSize: 4096,
 			// A write buffer is taken for each frame written and given
 			// back: an idle connection holds none.
@@ -297,7 +300,12 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, msg, code)
 		return
 	}
-	defer s.release(p.sourceIP)
+	handedOff := false // to the connection's own goroutine, which releases the slot
+	defer func() {
+		if !handedOff {
+			s.release(p.sourceIP)
+		}
+	}()
 
 	log := s.log.With("conn", p.connID)
 	resp, err := s.handler.Handle(s.ctx, connectEvent(r, p))
@@ -332,7 +340,16 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.metrics.connect(http.StatusSwitchingProtocols)
-	s.run(newClient(s, ws, fl, p, log))
+	// The connection outlives this HTTP handler, as in gorilla's chat
+	// example: returning lets net/http drop what it holds for the request
+	// (its read and write buffers, this goroutine's deep stack), about a
+	// third of an idle connection's memory. run is the connection's reader.
+	c := newClient(s, ws, fl, p, log)
+	handedOff = true
+	go func() {
+		defer s.release(p.sourceIP)
+		s.run(c)
+	}()
 }
 
 // run carries one upgraded connection until it ends.

@@ -73,6 +73,7 @@ type options struct {
 	ServerBin       string
 	SourceIPs       int
 	NoEcho          bool
+	Hold            time.Duration
 
 	// the hidden echo-server mode
 	echoServer bool
@@ -95,6 +96,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.ServerBin, "server-bin", "", "a built ./local binary to start (default: go build it)")
 	fs.IntVar(&o.SourceIPs, "source-ips", 0, "spread connections over this many source addresses 127.0.0.1… (default: 1 per 20,000 connections)")
 	fs.BoolVar(&o.NoEcho, "no-echo", false, "skip the echo baseline")
+	fs.DurationVar(&o.Hold, "hold", 0, "keep each server's connections open, idle, this long after its phases (to inspect the server)")
 	fs.BoolVar(&o.echoServer, "echo-server", false, "run as the echo server (internal)")
 	fs.BoolVar(&o.echoBatch, "echo-batch", false, "echo server: one network write per answer (internal)")
 	fs.StringVar(&o.pattern, "pattern", "", "echo server: sizes of the frames answering each request (internal)")
@@ -183,11 +185,18 @@ type ServerReport struct {
 
 	// Memory of the server per idle connection (bytes), from its
 	// runtime.MemStats after a GC: heap+stacks in use, and Sys.
-	MemPerConnBytes    float64 `json:"memPerConnBytes,omitempty"`
-	SysPerConnBytes    float64 `json:"sysPerConnBytes,omitempty"`
-	HeapPerConnBytes   float64 `json:"heapPerConnBytes,omitempty"`
-	MemNote            string  `json:"memNote,omitempty"`
-	ServerHeapMBBefore float64 `json:"serverHeapMBBefore,omitempty"`
+	MemPerConnBytes float64 `json:"memPerConnBytes,omitempty"`
+	SysPerConnBytes float64 `json:"sysPerConnBytes,omitempty"`
+	// RSSPerConnBytes is the growth of the server process's resident set
+	// (VmRSS, Linux, a server started here) per connection: what the
+	// machine pays, garbage not yet returned to the OS included.
+	RSSPerConnBytes float64 `json:"rssPerConnBytes,omitempty"`
+	// RSSPerConnAfterLoad is the same once the load phases are over and
+	// every connection is idle again (buffers grown by the load included).
+	RSSPerConnAfterLoad float64 `json:"rssPerConnAfterLoad,omitempty"`
+	HeapPerConnBytes    float64 `json:"heapPerConnBytes,omitempty"`
+	MemNote             string  `json:"memNote,omitempty"`
+	ServerHeapMBBefore  float64 `json:"serverHeapMBBefore,omitempty"`
 
 	Throughput Phase `json:"throughput"`
 	AtRate     Phase `json:"atRate"`
@@ -369,6 +378,9 @@ func load(ctx context.Context, o options, s *server, stderr io.Writer) (*ServerR
 		r.MemPerConnBytes = (float64(after.heap+after.stack) - float64(before.heap+before.stack)) / n
 		r.HeapPerConnBytes = (float64(after.heap) - float64(before.heap)) / n
 		r.SysPerConnBytes = (float64(after.sys) - float64(before.sys)) / n
+		if before.rss > 0 && after.rss > 0 {
+			r.RSSPerConnBytes = (float64(after.rss) - float64(before.rss)) / n
+		}
 		r.MemNote = after.note
 	} else if err != nil {
 		r.MemNote = "not measured: " + err.Error()
@@ -391,6 +403,18 @@ func load(ctx context.Context, o options, s *server, stderr io.Writer) (*ServerR
 		r.AtRate.ServerCPU = cpu1 - cpu0
 		if r.AtRate.Completed > 0 {
 			r.AtRate.CPUPerMsgUs = r.AtRate.ServerCPU / float64(r.AtRate.Completed) * 1e6
+		}
+	}
+
+	time.Sleep(time.Second) // the last answers end; every connection is idle
+	if after, err := s.mem(); memErr == nil && err == nil && before.rss > 0 && after.rss > 0 {
+		r.RSSPerConnAfterLoad = (float64(after.rss) - float64(before.rss)) / float64(len(conns))
+	}
+	if o.Hold > 0 {
+		fmt.Fprintf(stderr, "loadgen: %s: holding %d idle connections for %v …\n", s.name, len(conns), o.Hold)
+		select {
+		case <-time.After(o.Hold):
+		case <-ctx.Done():
 		}
 	}
 	return r, nil
@@ -773,6 +797,7 @@ func start(ctx context.Context, name, bin string, args []string, announce string
 
 type memStats struct {
 	heap, stack, sys uint64
+	rss              uint64 // resident set of a server started here; 0 when unknown
 	note             string
 }
 
@@ -800,6 +825,7 @@ func (s *server) mem() (memStats, error) {
 		if m.heap == 0 {
 			return m, errors.New("no HeapInuse in the heap profile")
 		}
+		m.rss = s.rss()
 		return m, nil
 	}
 	body, err := get(c, s.base+"/metrics")
@@ -844,6 +870,27 @@ func get(c *http.Client, u string) (string, error) {
 		return "", fmt.Errorf("GET %s: HTTP %d", u, resp.StatusCode)
 	}
 	return string(b), err
+}
+
+// rss returns the resident set size of a server started here, in bytes
+// (Linux; 0 when unknown).
+func (s *server) rss() uint64 {
+	if s.proc == nil {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.proc.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb uint64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
 }
 
 // cpu returns the CPU seconds the server process has used (Linux; 0 when
@@ -965,6 +1012,8 @@ func (r *Report) print(w io.Writer) {
 	row("connect p99 (ms)", "%.2f", false, func(s *ServerReport) float64 { return s.ConnectMs.P99 })
 	row("server memory per idle conn, heap+stack (KB)", "%.1f", true, func(s *ServerReport) float64 { return s.MemPerConnBytes / 1024 })
 	row("server memory per idle conn, Sys (KB)", "%.1f", true, func(s *ServerReport) float64 { return s.SysPerConnBytes / 1024 })
+	row("server memory per idle conn, RSS (KB)", "%.1f", true, func(s *ServerReport) float64 { return s.RSSPerConnBytes / 1024 })
+	row("  … idle again after the load (KB)", "%.1f", true, func(s *ServerReport) float64 { return s.RSSPerConnAfterLoad / 1024 })
 	row(fmt.Sprintf("throughput, %d conns back to back (msg/s)", r.ThroughputConns), "%.0f", true, func(s *ServerReport) float64 { return s.Throughput.PerSecond })
 	row("  latency p50 (ms)", "%.2f", false, func(s *ServerReport) float64 { return s.Throughput.LatencyMs.P50 })
 	row("  server CPU per message (µs)", "%.0f", true, func(s *ServerReport) float64 { return s.Throughput.CPUPerMsgUs })
