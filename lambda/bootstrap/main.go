@@ -8,11 +8,18 @@
 //	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -tags lambda.norpc -o bootstrap ./lambda/bootstrap
 //
 // Configuration is read from the environment; see config.go and the README
-// ("Deploy on AWS"). Logs are JSON lines on standard output (CloudWatch).
+// ("Deploy on AWS"); secrets may be SSM parameters instead (secrets.go).
+// Logs are JSON lines on standard output (CloudWatch).
+//
+// With -create-table it creates its DynamoDB table (GROUNDWIRE_TABLE, at
+// AWS_ENDPOINT_URL_DYNAMODB) unless the table exists, enables TTL, and exits:
+// the local runs need no AWS CLI.
 package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -25,6 +32,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/groundwire/groundwire/kb"
 	"github.com/groundwire/groundwire/lambda"
@@ -33,14 +41,13 @@ import (
 )
 
 func main() {
+	createTable := flag.Bool("create-table", false, "create the DynamoDB table GROUNDWIRE_TABLE unless it exists, enable its TTL, and exit (local runs)")
+	flag.Parse()
 	cfg, err := loadConfig(os.Getenv)
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	if err != nil {
 		logger.Error("configuration", "err", err.Error())
 		os.Exit(1)
-	}
-	if set := openAIIgnored(cfg, os.Getenv); len(set) > 0 {
-		logger.Warn("GROUNDWIRE_MODEL is mock: OPENAI_* variables ignored", "ignored", set)
 	}
 	ctx := context.Background()
 	awsCfg, err := loadAWS(ctx, cfg)
@@ -48,12 +55,56 @@ func main() {
 		logger.Error("aws configuration", "err", err.Error())
 		os.Exit(1)
 	}
+	if *createTable {
+		if err := ensureTable(ctx, cfg, awsCfg, logger); err != nil {
+			logger.Error("create table", "err", err.Error())
+			os.Exit(1)
+		}
+		return
+	}
+	// Secrets given as SSM parameters are read once, here, at cold start.
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	getenv, err := resolveSecrets(sctx, os.Getenv, func() parameterGetter { return ssm.NewFromConfig(awsCfg) })
+	cancel()
+	if err == nil {
+		cfg, err = loadConfig(getenv)
+	}
+	if err != nil {
+		logger.Error("secrets", "err", err.Error())
+		os.Exit(1)
+	}
+	if set := openAIIgnored(cfg, getenv); len(set) > 0 {
+		logger.Warn("GROUNDWIRE_MODEL is mock: OPENAI_* variables ignored", "ignored", set)
+	}
 	h, err := newHandler(cfg, awsCfg, logger)
 	if err != nil {
 		logger.Error("handler", "err", err.Error())
 		os.Exit(1)
 	}
 	awslambda.Start(apigw.Wrap(h.Handle))
+}
+
+// ensureTable creates the table the function uses (same shape as the
+// template's) unless it exists and enables its TTL: what
+// `bootstrap -create-table` does, with the function's own environment
+// (GROUNDWIRE_TABLE, AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB).
+func ensureTable(ctx context.Context, cfg config, awsCfg aws.Config, logger *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	db := dynamodb.NewFromConfig(awsCfg)
+	if err := dynamostore.CreateTable(ctx, db, cfg.Table); err != nil {
+		return err
+	}
+	err := dynamostore.EnableTTL(ctx, db, cfg.Table)
+	if errors.Is(err, dynamostore.ErrTTLUnsupported) {
+		logger.Warn("table ready without TTL: this DynamoDB cannot expire items (fine for dynalite)", "table", cfg.Table)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	logger.Info("table ready", "table", cfg.Table, "ttl", dynamostore.TTLAttribute)
+	return nil
 }
 
 // loadAWS loads the AWS configuration from the environment (the Lambda

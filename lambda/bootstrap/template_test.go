@@ -1,15 +1,21 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"github.com/groundwire/groundwire/lambda/dynamostore"
 )
 
 // The CloudFormation template (lambda/template.yaml) is checked offline:
@@ -86,6 +92,7 @@ func decode(n *yaml.Node) (any, error) {
 
 type template struct {
 	Parameters map[string]any
+	Conditions map[string]any
 	Resources  map[string]map[string]any
 	Outputs    map[string]any
 	raw        map[string]any
@@ -109,6 +116,7 @@ func loadTemplate(t *testing.T) template {
 	tpl := template{raw: raw, Resources: map[string]map[string]any{}}
 	tpl.Parameters, _ = raw["Parameters"].(map[string]any)
 	tpl.Outputs, _ = raw["Outputs"].(map[string]any)
+	tpl.Conditions, _ = raw["Conditions"].(map[string]any)
 	for name, r := range raw["Resources"].(map[string]any) {
 		tpl.Resources[name] = r.(map[string]any)
 	}
@@ -321,13 +329,14 @@ func TestTemplateFunctionAndTable(t *testing.T) {
 	if tpl.Resources["Function"]["Type"] != "AWS::Serverless::Function" {
 		t.Fatalf("Function is %v", tpl.Resources["Function"]["Type"])
 	}
-	if f["Handler"] != "bootstrap" || f["Runtime"] != "provided.al2023" || f["CodeUri"] != "build/" {
-		t.Errorf("function %v %v %v", f["Handler"], f["Runtime"], f["CodeUri"])
-	}
 	arch := f["Architectures"].([]any)
 	archParam := tpl.Parameters["Architecture"].(map[string]any)
 	if len(arch) != 1 || !refersTo(arch[0], "Architecture") || archParam["Default"] != "arm64" {
 		t.Errorf("architectures %v (default %v)", arch, archParam["Default"])
+	}
+	// the code is the build of the default architecture (README: lambda/build/<arch>/bootstrap)
+	if f["Handler"] != "bootstrap" || f["Runtime"] != "provided.al2023" || f["CodeUri"] != "build/"+fmt.Sprint(archParam["Default"])+"/" {
+		t.Errorf("function %v %v %v", f["Handler"], f["Runtime"], f["CodeUri"])
 	}
 
 	// the environment is one the bootstrap accepts, with the parameters' defaults
@@ -344,11 +353,35 @@ func TestTemplateFunctionAndTable(t *testing.T) {
 	if envMap["GROUNDWIRE_TABLE"] == "" {
 		t.Error("GROUNDWIRE_TABLE not set")
 	}
-	if _, err := loadConfig(env(envMap)); err != nil {
+	// secrets are SSM parameter names, never values: resolved from a
+	// stand-in SSM holding the default parameters
+	for _, v := range secretVars {
+		if _, ok := envMap[v]; ok {
+			t.Errorf("%s is a plain environment variable: give %s%s", v, v, paramSuffix)
+		}
+		if _, ok := envMap[v+paramSuffix]; !ok {
+			t.Errorf("%s%s is not set", v, paramSuffix)
+		}
+	}
+	fake := &fakeSSM{params: map[string]string{}}
+	for _, v := range secretVars {
+		if p := envMap[v+paramSuffix]; p != "" {
+			fake.params[p] = "0123456789abcdef-" + v
+		}
+	}
+	if len(fake.params) == 0 {
+		t.Error("no secret parameter by default: the endpoint is public")
+	}
+	getenv, err := resolveSecrets(context.Background(), env(envMap), fake.client(t))
+	if err != nil {
+		t.Fatalf("the template's secrets: %v", err)
+	}
+	c, err := loadConfig(getenv)
+	if err != nil {
 		t.Errorf("the template's environment: %v", err)
 	}
-	if tpl.Parameters["AuthToken"].(map[string]any)["NoEcho"] != true {
-		t.Error("AuthToken is echoed")
+	if c.AuthToken == "" {
+		t.Error("the default deployment admits clients without a token")
 	}
 
 	tp := tpl.props("Table")
@@ -360,6 +393,52 @@ func TestTemplateFunctionAndTable(t *testing.T) {
 	if ks != "[map[AttributeName:pk KeyType:HASH] map[AttributeName:sk KeyType:RANGE]]" {
 		t.Errorf("key schema %s", ks)
 	}
+
+	// the table `bootstrap -create-table` makes is the template's
+	def := dynamostore.TableDefinition("t")
+	var keys, attrs []string
+	for _, k := range def.KeySchema {
+		keys = append(keys, fmt.Sprintf("map[AttributeName:%s KeyType:%s]", *k.AttributeName, k.KeyType))
+	}
+	for _, a := range def.AttributeDefinitions {
+		attrs = append(attrs, fmt.Sprintf("map[AttributeName:%s AttributeType:%s]", *a.AttributeName, a.AttributeType))
+	}
+	assert.Equal(t, ks, "["+strings.Join(keys, " ")+"]", "key schema of dynamostore.TableDefinition")
+	assert.Equal(t, fmt.Sprint(tp["AttributeDefinitions"]), "["+strings.Join(attrs, " ")+"]", "attributes of dynamostore.TableDefinition")
+	assert.Equal(t, tp["BillingMode"], string(def.BillingMode))
+	assert.Equal(t, ttl["AttributeName"], dynamostore.TTLAttribute)
+
+	// reserved concurrency: a parameter, 0 for none
+	rc := tpl.Parameters["ReservedConcurrency"].(map[string]any)
+	assert.Positive(t, rc["Default"], "ReservedConcurrency default")
+	assert.Equal(t, map[string]any{"Fn::If": []any{"HasReservedConcurrency", map[string]any{"Ref": "ReservedConcurrency"}, map[string]any{"Ref": "AWS::NoValue"}}},
+		f["ReservedConcurrentExecutions"])
+	assert.Equal(t, map[string]any{"Fn::Not": []any{map[string]any{"Fn::Equals": []any{map[string]any{"Ref": "ReservedConcurrency"}, "0"}}}},
+		tpl.Conditions["HasReservedConcurrency"])
+
+	// the state and the logs outlive the stack
+	for _, name := range []string{"Table", "LogGroup"} {
+		assert.Equal(t, "Retain", tpl.Resources[name]["DeletionPolicy"], name)
+		assert.Equal(t, "Retain", tpl.Resources[name]["UpdateReplacePolicy"], name)
+	}
+}
+
+// TestTemplateThrottle: the $default route (every client message) has its
+// own throttle, from parameters.
+func TestTemplateThrottle(t *testing.T) {
+	tpl := loadTemplate(t)
+	stage := tpl.props(tpl.ofType("AWS::ApiGatewayV2::Stage")[0])
+	rs, _ := stage["RouteSettings"].(map[string]any)["$default"].(map[string]any)
+	require.NotNil(t, rs, "no RouteSettings for $default")
+	assert.Equal(t, map[string]any{"Ref": "MessageBurstLimit"}, rs["ThrottlingBurstLimit"])
+	assert.Equal(t, map[string]any{"Ref": "MessageRateLimit"}, rs["ThrottlingRateLimit"])
+	// a route's throttle above the stage's would never apply
+	def := stage["DefaultRouteSettings"].(map[string]any)
+	rate := tpl.Parameters["MessageRateLimit"].(map[string]any)["Default"].(int)
+	burst := tpl.Parameters["MessageBurstLimit"].(map[string]any)["Default"].(int)
+	assert.LessOrEqual(t, rate, def["ThrottlingRateLimit"].(int))
+	assert.LessOrEqual(t, burst, def["ThrottlingBurstLimit"].(int))
+	assert.GreaterOrEqual(t, burst, rate, "a burst below the rate")
 }
 
 // TestTemplateLeastPrivilege: the function may use this table and manage
@@ -376,10 +455,23 @@ func TestTemplateLeastPrivilege(t *testing.T) {
 	if _, ok := role["ManagedPolicyArns"]; ok {
 		t.Error("managed policies grant more than needed")
 	}
-	actions := map[string]any{} // action → resource
+	actions := map[string]any{}     // action → resource
+	ssmGuard := map[string]string{} // parameter → condition of its statement
 	for _, pol := range role["Policies"].([]any) {
 		for _, st := range pol.(map[string]any)["PolicyDocument"].(map[string]any)["Statement"].([]any) {
 			s := st.(map[string]any)
+			if cond, ok := s["Fn::If"].([]any); ok { // a statement only when its condition holds
+				if len(cond) != 3 || fmt.Sprint(cond[2]) != "map[Ref:AWS::NoValue]" {
+					t.Errorf("conditional statement %v: want [condition, statement, !Ref AWS::NoValue]", cond)
+					continue
+				}
+				s = cond[1].(map[string]any)
+				if sub, ok := s["Resource"].(map[string]any)["Fn::Sub"].(string); ok {
+					if m := regexp.MustCompile(`parameter\$\{(\w+)\}$`).FindStringSubmatch(sub); m != nil {
+						ssmGuard[m[1]] = cond[0].(string)
+					}
+				}
+			}
 			if s["Effect"] != "Allow" {
 				continue
 			}
@@ -402,6 +494,13 @@ func TestTemplateLeastPrivilege(t *testing.T) {
 			for _, a := range as {
 				if strings.Contains(a, "*") {
 					t.Errorf("wildcard action %s", a)
+				}
+				if a == "ssm:GetParameters" {
+					sub, _ := res.(map[string]any)["Fn::Sub"].(string)
+					if !strings.HasPrefix(sub, "arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter${") {
+						t.Errorf("ssm:GetParameters on %v, want one parameter of this account and region", res)
+					}
+					continue // one statement per parameter, checked below
 				}
 				actions[a] = res
 			}
@@ -435,6 +534,119 @@ func TestTemplateLeastPrivilege(t *testing.T) {
 	}
 	if _, ok := actions["execute-api:ManageConnections"]; !ok {
 		t.Error("no execute-api:ManageConnections")
+	}
+
+	// each secret's parameter, and only those, may be read; each only when
+	// it is set (its condition: the parameter is not "")
+	vars := tpl.props("Function")["Environment"].(map[string]any)["Variables"].(map[string]any)
+	var params []string
+	for _, v := range secretVars {
+		ref, _ := vars[v+paramSuffix].(map[string]any)["Ref"].(string)
+		params = append(params, ref)
+		cond, ok := ssmGuard[ref]
+		if !ok {
+			t.Errorf("%s (%s): no ssm:GetParameters statement", ref, v+paramSuffix)
+			continue
+		}
+		want := map[string]any{"Fn::Not": []any{map[string]any{"Fn::Equals": []any{map[string]any{"Ref": ref}, ""}}}}
+		assert.Equal(t, want, tpl.Conditions[cond], "condition %s of %s's statement", cond, ref)
+		p := tpl.Parameters[ref].(map[string]any)
+		assert.Equal(t, "^$|^(/[A-Za-z0-9_.-]+)+$", p["AllowedPattern"], "%s: a name for the ARN arn:...:parameter/<name>", ref)
+	}
+	var guarded []string
+	for p := range ssmGuard {
+		guarded = append(guarded, p)
+	}
+	assert.ElementsMatch(t, params, guarded, "parameters the function may read")
+}
+
+// TestTemplateStructure checks what a CloudFormation linter would: known
+// sections and resource attributes, conditions that exist and are used,
+// parameter defaults that their own constraints accept.
+func TestTemplateStructure(t *testing.T) {
+	tpl := loadTemplate(t)
+	sections := []string{"AWSTemplateFormatVersion", "Transform", "Description", "Metadata", "Parameters", "Mappings", "Conditions", "Resources", "Outputs", "Globals"}
+	for k := range tpl.raw {
+		assert.Contains(t, sections, k, "top-level section")
+	}
+	attrs := []string{"Type", "Properties", "DependsOn", "DeletionPolicy", "UpdateReplacePolicy", "Condition", "Metadata"}
+	policies := []string{"Delete", "Retain", "RetainExceptOnCreate", "Snapshot"}
+	for name, r := range tpl.Resources {
+		for k, v := range r {
+			assert.Contains(t, attrs, k, "resource %s", name)
+			if k == "DeletionPolicy" || k == "UpdateReplacePolicy" {
+				assert.Contains(t, policies, v, "resource %s %s", name, k)
+			}
+		}
+	}
+
+	// conditions: every one used is defined, every one defined is used
+	used := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if k == "Fn::If" {
+					used[c.([]any)[0].(string)] = true
+				}
+				if k == "Condition" {
+					if s, ok := c.(string); ok {
+						used[s] = true
+					}
+				}
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(tpl.raw["Resources"])
+	walk(tpl.raw["Outputs"])
+	walk(tpl.raw["Conditions"])
+	for c := range used {
+		assert.Contains(t, tpl.Conditions, c, "condition used but not defined")
+	}
+	for c := range tpl.Conditions {
+		assert.True(t, used[c], "condition %s is never used", c)
+	}
+
+	// parameter defaults satisfy the parameter's own constraints
+	for name, pv := range tpl.Parameters {
+		p := pv.(map[string]any)
+		def, has := p["Default"]
+		if !has {
+			continue
+		}
+		str := fmt.Sprint(def)
+		switch p["Type"] {
+		case "String":
+			if pat, ok := p["AllowedPattern"].(string); ok {
+				assert.Regexp(t, "^(?:"+pat+")$", str, "parameter %s default vs AllowedPattern", name)
+			}
+		case "Number":
+			n, err := strconv.ParseFloat(str, 64)
+			if !assert.NoError(t, err, "parameter %s default", name) {
+				continue
+			}
+			if lo, ok := p["MinValue"].(int); ok {
+				assert.GreaterOrEqual(t, n, float64(lo), "parameter %s default vs MinValue", name)
+			}
+			if hi, ok := p["MaxValue"].(int); ok {
+				assert.LessOrEqual(t, n, float64(hi), "parameter %s default vs MaxValue", name)
+			}
+		default:
+			t.Errorf("parameter %s: type %v", name, p["Type"])
+		}
+		if av, ok := p["AllowedValues"].([]any); ok {
+			var vals []string
+			for _, v := range av {
+				vals = append(vals, fmt.Sprint(v))
+			}
+			assert.Contains(t, vals, str, "parameter %s default vs AllowedValues", name)
+		}
 	}
 }
 

@@ -76,6 +76,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/groundwire/groundwire/lambda"
 )
@@ -667,12 +668,19 @@ func wrap(what string, err error) error {
 	return fmt.Errorf("dynamostore: %s: %w", what, err)
 }
 
-// CreateTable creates a table of the store's shape (pk, sk; on-demand
-// capacity) and waits until it is active. TTL is not enabled here (enable
-// it on `ttl`; the CloudFormation template does). For tests and local runs.
-func CreateTable(ctx context.Context, db *dynamodb.Client, table string) error {
-	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: &table,
+// TTLAttribute is the attribute holding the epoch seconds after which
+// DynamoDB's Time to Live may delete an item (the template enables TTL on it).
+const TTLAttribute = aTTL
+
+// ErrTTLUnsupported is returned by EnableTTL when the DynamoDB at hand has no
+// Time to Live API (dynalite): items then never expire by themselves.
+var ErrTTLUnsupported = errors.New("this DynamoDB has no Time to Live (UpdateTimeToLive is unknown)")
+
+// TableDefinition is the table the store needs (pk, sk; on-demand capacity),
+// the same as lambda/template.yaml's (a test compares them).
+func TableDefinition(table string) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
+		TableName: aws.String(table),
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String(aPK), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String(aSK), AttributeType: types.ScalarAttributeTypeS},
@@ -682,8 +690,16 @@ func CreateTable(ctx context.Context, db *dynamodb.Client, table string) error {
 			{AttributeName: aws.String(aSK), KeyType: types.KeyTypeRange},
 		},
 		BillingMode: types.BillingModePayPerRequest,
-	})
-	if err != nil {
+	}
+}
+
+// CreateTable creates table (TableDefinition) unless it exists and waits
+// until it is active. An existing table is not checked nor changed. TTL is
+// enabled separately (EnableTTL).
+func CreateTable(ctx context.Context, db *dynamodb.Client, table string) error {
+	_, err := db.CreateTable(ctx, TableDefinition(table))
+	var inUse *types.ResourceInUseException
+	if err != nil && !errors.As(err, &inUse) {
 		return fmt.Errorf("dynamostore: create table %s: %w", table, err)
 	}
 	for {
@@ -699,4 +715,35 @@ func CreateTable(ctx context.Context, db *dynamodb.Client, table string) error {
 		case <-t.C:
 		}
 	}
+}
+
+// EnableTTL enables Time to Live on TTLAttribute of table unless it is
+// already enabled (or being enabled). Against a DynamoDB without the TTL API
+// it returns an error wrapping ErrTTLUnsupported.
+func EnableTTL(ctx context.Context, db *dynamodb.Client, table string) error {
+	unknown := func(err error) bool {
+		var api smithy.APIError
+		return errors.As(err, &api) && api.ErrorCode() == "UnknownOperationException"
+	}
+	d, err := db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: &table})
+	if err != nil && !unknown(err) {
+		return fmt.Errorf("dynamostore: describe TTL of %s: %w", table, err)
+	}
+	if err == nil && d.TimeToLiveDescription != nil && aws.ToString(d.TimeToLiveDescription.AttributeName) == aTTL {
+		switch d.TimeToLiveDescription.TimeToLiveStatus {
+		case types.TimeToLiveStatusEnabled, types.TimeToLiveStatusEnabling:
+			return nil
+		}
+	}
+	_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName:               &table,
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(aTTL), Enabled: aws.Bool(true)},
+	})
+	if unknown(err) {
+		return fmt.Errorf("dynamostore: enable TTL on %s: %w", table, ErrTTLUnsupported)
+	}
+	if err != nil {
+		return fmt.Errorf("dynamostore: enable TTL on %s: %w", table, err)
+	}
+	return nil
 }
