@@ -29,14 +29,16 @@ import (
 // handler, whose frames go back through the API Gateway Management API
 // (the AWS SDK client) to the local server's /local/@connections.
 //
-// It can fail as a function does (failing: the runtime's error document)
-// and die and come back on the same address (stop, restart).
+// It can fail as a function does (failing: the runtime's error document),
+// run past its timeout (hung), and die and come back on the same address
+// (stop, restart).
 type runtimeEndpoint struct {
 	t       *testing.T
 	srv     *httptest.Server
 	url     string // the invoke URL
 	calls   atomic.Int32
 	failing atomic.Bool
+	hung    chan struct{} // when set, invocations wait until it is closed, then time out
 	// Invocations running, and the most at once: the emulator runs one at
 	// a time.
 	inFlight, maxInFlight atomic.Int32
@@ -89,6 +91,17 @@ func (rt *runtimeEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 	n := rt.inFlight.Add(1)
 	defer rt.inFlight.Add(-1)
 	for m := rt.maxInFlight.Load(); n > m && !rt.maxInFlight.CompareAndSwap(m, n); m = rt.maxInFlight.Load() {
+	}
+	rt.mu.Lock()
+	hung := rt.hung
+	rt.mu.Unlock()
+	if hung != nil && ev.RequestContext.ConnectionID != "" {
+		select {
+		case <-hung: // the emulator ends the function at its timeout
+			w.Write([]byte("Task timed out after 0.00 seconds"))
+		case <-r.Context().Done(): // the forwarder closed
+		}
+		return
 	}
 	if rt.failing.Load() {
 		w.Write([]byte(`{"errorMessage":"exit status 2","errorType":"Runtime.ExitError"}`))
@@ -277,6 +290,45 @@ func TestDefaultWithFunctionDown(t *testing.T) {
 	assert.Equal(t, "1", ts.metric(`groundwire_lambda_invocations_total{endpoint="`+rt.url+`",result="function_error"}`))
 	assert.Equal(t, "1", ts.metric(`groundwire_lambda_invocations_total{endpoint="`+rt.url+`",result="endpoint_error"}`))
 	assert.Equal(t, 3, strings.Count(ts.logs.String(), `"msg":"invocation failed"`), ts.logs.String())
+}
+
+// An invocation that outlasts the function timeout gets the error frame
+// too; its endpoint is down until the function has answered and a probe
+// passes, and then answers again.
+func TestDefaultTimesOut(t *testing.T) {
+	rt := newRuntimeEndpoint(t)
+	ts := startServer(t, func(c *config) {
+		c.Lambda = []string{rt.url}
+		c.LambdaTimeout = time.Millisecond // the caller waits a second more
+		c.LambdaProbe = 10 * time.Millisecond
+	})
+	rt.start(t, "http://"+ts.addr+"/"+stage, lambda.NewMemStore())
+	c := ts.dial(t, "/ws", nil)
+
+	hung := make(chan struct{})
+	rt.mu.Lock()
+	rt.hung = hung
+	rt.mu.Unlock()
+	c.message("m1", "hello, does the Basic plan include phone support? thx")
+	fs := c.answer("m1")
+	require.Len(t, fs, 1, "frames %v", fs)
+	assert.Equal(t, frame{Type: "error", ID: "m1", Code: lambda.EInternal, Message: "Internal error."}, fs[0])
+	code, h := ts.health(t)
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	require.Len(t, h.Lambda, 1)
+	assert.Equal(t, "down", h.Lambda[0].State)
+	assert.Contains(t, h.Lambda[0].Error, "no answer within the function timeout")
+	assert.Equal(t, 1, h.Lambda[0].InFlight, "the endpoint was freed while the function runs")
+
+	rt.mu.Lock()
+	rt.hung = nil
+	rt.mu.Unlock()
+	close(hung) // the emulator reports the timeout at last
+	waitFor(t, "the endpoint back", func() bool { _, h := ts.health(t); return h.Status == "ok" })
+	c.message("m2", "ok and what does Premium cost?")
+	fs = c.answer("m2")
+	assert.Equal(t, "response", fs[len(fs)-1].Type, "frames %v", fs)
+	assert.Equal(t, 1, strings.Count(ts.logs.String(), `"msg":"invocation failed"`))
 }
 
 // An endpoint that dies is noticed: traffic moves to the live one (a
