@@ -384,8 +384,26 @@ func (c *client) dispatch(data []byte) {
 			<-c.sem
 			c.inflight.Done()
 		}()
-		c.s.handler.Handle(c.ctx, ev)
+		if _, err := c.s.handler.Handle(c.ctx, ev); err != nil {
+			c.invocationFailed(typ, f.ID, err)
+		}
 	}()
+}
+
+// invocationFailed answers a frame whose invocation failed (with -lambda:
+// the function is down, failed or timed out; the in-process handler never
+// fails) with an `error` frame `internal` carrying the frame's id, and logs
+// it. Nothing is sent when the connection is going: its invocations were
+// given up.
+func (c *client) invocationFailed(typ, id string, err error) {
+	logID := lambda.Mask(truncate(id, 64))
+	if c.ctx.Err() != nil {
+		c.log.Debug("invocation given up: the connection is gone", "type", typ, "id", logID, "err", err.Error())
+		return
+	}
+	c.log.Error("invocation failed", "type", typ, "id", logID, "err", err.Error())
+	data, _ := json.Marshal(lambda.ErrorFrame{Type: lambda.TypeError, Code: lambda.ErrorCode(err), Message: lambda.ErrorMessage(err), ID: id})
+	c.deliver(data)
 }
 
 // binaryRefusal answers a binary frame. The protocol is JSON in text frames

@@ -12,6 +12,7 @@ import (
 
 	"github.com/groundwire/groundwire/guardrail"
 	"github.com/groundwire/groundwire/lambda"
+	"github.com/groundwire/groundwire/lambda/emulator"
 )
 
 // envPrefix prefixes the environment variable of every flag:
@@ -45,6 +46,7 @@ type config struct {
 	NoRateLimit     bool
 	SuggestWindow   time.Duration
 	ShutdownTimeout time.Duration
+	LambdaTimeout   time.Duration
 	NoWASM          bool
 	Pprof           bool // serve /debug/pprof/ to loopback clients
 	LogLevel        string
@@ -55,6 +57,8 @@ type config struct {
 	PongWait   time.Duration
 	WriteWait  time.Duration
 	CloseGrace time.Duration
+	// Not a flag: how often a Lambda endpoint that is down is probed.
+	LambdaProbe time.Duration
 }
 
 // defaultConfig returns the defaults of every setting.
@@ -76,6 +80,8 @@ func defaultConfig() config {
 		Burst:           lambda.DefaultMessageBurst,
 		SuggestWindow:   lambda.DefaultSuggestionWindow,
 		ShutdownTimeout: 5 * time.Second,
+		LambdaTimeout:   emulator.DefaultFunctionTimeout,
+		LambdaProbe:     time.Second,
 		LogLevel:        "info",
 		LogFormat:       "auto",
 		PingPeriod:      30 * time.Second,
@@ -112,6 +118,7 @@ var flagGroups = []struct {
 	}},
 	{"AWS emulation", []flagDoc{
 		{"lambda", "URL", "forward every event to this Lambda runtime invoke endpoint (the Runtime Interface Emulator running lambda/bootstrap) instead of the built-in handler, and serve the Management API at /@connections/ to loopback clients; repeat or comma-separate to spread overlapping invocations"},
+		{"lambda-timeout", "DURATION", "the function's timeout, as the emulators run it (their AWS_LAMBDA_FUNCTION_TIMEOUT): an endpoint silent for longer is marked down"},
 	}},
 	{"Agent", []flagDoc{
 		{"kb", "DIR", "knowledge base: a directory of markdown files (default: the embedded one)"},
@@ -167,6 +174,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 		}
 		return nil
 	})
+	fs.DurationVar(&cfg.LambdaTimeout, "lambda-timeout", cfg.LambdaTimeout, "")
 
 	fs.StringVar(&cfg.KBDir, "kb", cfg.KBDir, "")
 	fs.DurationVar(&cfg.KBWatch, "kb-watch", cfg.KBWatch, "")
@@ -264,6 +272,8 @@ func (c config) validate() error {
 		return bad("-suggestion-window must be positive")
 	case c.ShutdownTimeout <= 0:
 		return bad("-shutdown-timeout must be positive")
+	case c.LambdaTimeout <= 0:
+		return bad("-lambda-timeout must be positive")
 	}
 	if c.AuthSecret != "" && len(c.AuthSecret) < lambda.MinSecretBytes {
 		return bad("-auth-secret must be at least %d bytes", lambda.MinSecretBytes)

@@ -3,15 +3,20 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/groundwire/groundwire/kb"
 	"github.com/groundwire/groundwire/lambda"
@@ -23,37 +28,100 @@ import (
 // running lambda/bootstrap: it decodes each invocation and runs the real
 // handler, whose frames go back through the API Gateway Management API
 // (the AWS SDK client) to the local server's /local/@connections.
+//
+// It can fail as a function does (failing: the runtime's error document),
+// run past its timeout (hung), and die and come back on the same address
+// (stop, restart).
 type runtimeEndpoint struct {
-	srv *httptest.Server
-	mu  sync.Mutex
-	h   *lambda.Handler
+	t       *testing.T
+	srv     *httptest.Server
+	url     string // the invoke URL
+	calls   atomic.Int32
+	failing atomic.Bool
+	hung    chan struct{} // when set, invocations wait until it is closed, then time out
+	// Invocations running, and the most at once: the emulator runs one at
+	// a time.
+	inFlight, maxInFlight atomic.Int32
+	mu                    sync.Mutex
+	h                     *lambda.Handler
 }
 
 func newRuntimeEndpoint(t *testing.T) *runtimeEndpoint {
 	t.Helper()
-	rt := &runtimeEndpoint{}
-	rt.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != emulator.InvokePath {
-			http.NotFound(w, r)
-			return
-		}
-		var ev events.APIGatewayWebsocketProxyRequest
-		if err := json.NewDecoder(r.Body).Decode(&ev); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		rt.mu.Lock()
-		h := rt.h
-		rt.mu.Unlock()
-		resp, err := apigw.Wrap(h.Handle)(r.Context(), ev)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		json.NewEncoder(w).Encode(resp)
-	}))
-	t.Cleanup(rt.srv.Close)
+	rt := &runtimeEndpoint{t: t}
+	rt.listen("127.0.0.1:0")
+	rt.url = rt.srv.URL + emulator.InvokePath
+	t.Cleanup(rt.stop)
 	return rt
+}
+
+func (rt *runtimeEndpoint) listen(addr string) {
+	l, err := net.Listen("tcp", addr)
+	require.NoError(rt.t, err)
+	rt.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(rt.serve)}}
+	rt.srv.Start()
+}
+
+// stop kills the endpoint: its port refuses connections.
+func (rt *runtimeEndpoint) stop() {
+	if rt.srv != nil {
+		rt.srv.Close()
+		rt.srv = nil
+	}
+}
+
+// restart brings a stopped endpoint back on its address.
+func (rt *runtimeEndpoint) restart() {
+	rt.listen(strings.TrimPrefix(strings.TrimSuffix(rt.url, emulator.InvokePath), "http://"))
+}
+
+func (rt *runtimeEndpoint) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != emulator.InvokePath {
+		http.NotFound(w, r)
+		return
+	}
+	var ev events.APIGatewayWebsocketProxyRequest
+	if err := json.NewDecoder(r.Body).Decode(&ev); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if ev.RequestContext.ConnectionID != "" { // not a probe
+		rt.calls.Add(1)
+	}
+	n := rt.inFlight.Add(1)
+	defer rt.inFlight.Add(-1)
+	for m := rt.maxInFlight.Load(); n > m && !rt.maxInFlight.CompareAndSwap(m, n); m = rt.maxInFlight.Load() {
+	}
+	rt.mu.Lock()
+	hung := rt.hung
+	rt.mu.Unlock()
+	if hung != nil && ev.RequestContext.ConnectionID != "" {
+		select {
+		case <-hung: // the emulator ends the function at its timeout
+			w.Write([]byte("Task timed out after 0.00 seconds"))
+		case <-r.Context().Done(): // the forwarder closed
+		}
+		return
+	}
+	if rt.failing.Load() {
+		w.Write([]byte(`{"errorMessage":"exit status 2","errorType":"Runtime.ExitError"}`))
+		return
+	}
+	rt.mu.Lock()
+	h := rt.h
+	rt.mu.Unlock()
+	if h == nil {
+		http.Error(w, "the function is not started", http.StatusServiceUnavailable)
+		return
+	}
+	// Like the emulator, the function runs on when the invoking client
+	// goes away.
+	resp, err := apigw.Wrap(h.Handle)(context.WithoutCancel(r.Context()), ev)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	json.NewEncoder(w).Encode(resp)
 }
 
 // start builds the function's handler (one Lambda instance) once the local server's address,
@@ -89,7 +157,7 @@ func (rt *runtimeEndpoint) start(t *testing.T, endpoint string, store lambda.Sto
 func TestForwardToLambda(t *testing.T) {
 	rt1, rt2 := newRuntimeEndpoint(t), newRuntimeEndpoint(t)
 	ts := startServer(t, func(c *config) {
-		c.Lambda = []string{rt1.srv.URL + emulator.InvokePath, rt2.srv.URL + emulator.InvokePath}
+		c.Lambda = []string{rt1.url, rt2.url}
 	})
 	table := lambda.NewMemStore() // the instances share only their state, as with DynamoDB
 	for _, rt := range []*runtimeEndpoint{rt1, rt2} {
@@ -124,7 +192,7 @@ func TestManagementAPIOnlyWithLambda(t *testing.T) {
 		t.Fatalf("without -lambda /@connections answered %d", resp.StatusCode)
 	}
 	rt := newRuntimeEndpoint(t)
-	ts = startServer(t, func(c *config) { c.Lambda = []string{rt.srv.URL + emulator.InvokePath} })
+	ts = startServer(t, func(c *config) { c.Lambda = []string{rt.url} })
 	if resp, _ := ts.get("/local/@connections/abc"); resp.StatusCode != http.StatusGone {
 		t.Fatalf("an unknown connection: %d, want 410", resp.StatusCode)
 	}
@@ -147,4 +215,193 @@ func TestConnectWithFunctionDown(t *testing.T) {
 			t.Fatalf("handshake: %v, response %+v; want 502", err, resp)
 		}
 	}
+}
+
+// healthz is what GET /healthz answers.
+type healthz struct {
+	Status  string           `json:"status"`
+	Handler string           `json:"handler"`
+	Lambda  []endpointHealth `json:"lambda"`
+}
+
+func (ts *testServer) health(t *testing.T) (int, healthz) {
+	t.Helper()
+	resp, body := ts.get("/healthz")
+	var h healthz
+	require.NoError(t, json.Unmarshal([]byte(body), &h), body)
+	return resp.StatusCode, h
+}
+
+// metric returns the value of one series of /metrics ("" when missing).
+func (ts *testServer) metric(series string) string {
+	_, body := ts.get("/metrics")
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// A message whose invocation fails — the function fails, or its endpoint
+// is down — gets an `error` frame `internal` with the message's id, and
+// one log line; the connection stays usable, and /healthz and /metrics
+// show the endpoint down.
+func TestDefaultWithFunctionDown(t *testing.T) {
+	rt := newRuntimeEndpoint(t)
+	ts := startServer(t, func(c *config) { c.Lambda = []string{rt.url} })
+	rt.start(t, "http://"+ts.addr+"/"+stage, lambda.NewMemStore())
+	code, h := ts.health(t)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Equal(t, healthz{Status: "ok", Handler: "lambda", Lambda: []endpointHealth{{URL: rt.url, State: "up", Since: h.Lambda[0].Since}}}, h)
+
+	c := ts.dial(t, "/ws", nil)
+	c.message("m1", "hi!! what does Premium cost per month, and can I pay yearly?")
+	fs := c.answer("m1")
+	require.Equal(t, "response", fs[len(fs)-1].Type, "frames %v", fs)
+
+	failed := func(id string) {
+		t.Helper()
+		fs := c.answer(id)
+		require.Len(t, fs, 1, "frames %v", fs)
+		assert.Equal(t, frame{Type: "error", ID: id, Code: lambda.EInternal, Message: "Internal error."}, fs[0])
+	}
+	rt.failing.Store(true) // the function fails: the endpoint is fine
+	c.message("m2", "Vad kostar Premium? och kan ni ringa mig imorgon")
+	failed("m2")
+	_, h = ts.health(t)
+	assert.Equal(t, "ok", h.Status)
+
+	rt.stop() // the emulator dies
+	c.message("m3", "helo?? is anyone there, what does Basic cost")
+	failed("m3")
+	c.message("m4", "what is the weather in Gothenburg today") // no endpoint up: fails at once
+	failed("m4")
+
+	code, h = ts.health(t)
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Equal(t, "unavailable", h.Status)
+	require.Len(t, h.Lambda, 1)
+	assert.Equal(t, "down", h.Lambda[0].State)
+	assert.Contains(t, h.Lambda[0].Error, "connection refused")
+
+	assert.Equal(t, "0", ts.metric(`groundwire_lambda_endpoint_up{endpoint="`+rt.url+`"}`))
+	assert.Equal(t, "3", ts.metric(`groundwire_errors_total{code="internal"}`))
+	assert.Equal(t, "1", ts.metric(`groundwire_lambda_invocations_total{endpoint="`+rt.url+`",result="function_error"}`))
+	assert.Equal(t, "1", ts.metric(`groundwire_lambda_invocations_total{endpoint="`+rt.url+`",result="endpoint_error"}`))
+	assert.Equal(t, 3, strings.Count(ts.logs.String(), `"msg":"invocation failed"`), ts.logs.String())
+}
+
+// An invocation that outlasts the function timeout gets the error frame
+// too; its endpoint is down until the function has answered and a probe
+// passes, and then answers again.
+func TestDefaultTimesOut(t *testing.T) {
+	rt := newRuntimeEndpoint(t)
+	ts := startServer(t, func(c *config) {
+		c.Lambda = []string{rt.url}
+		c.LambdaTimeout = time.Millisecond // the caller waits a second more
+		c.LambdaProbe = 10 * time.Millisecond
+	})
+	rt.start(t, "http://"+ts.addr+"/"+stage, lambda.NewMemStore())
+	c := ts.dial(t, "/ws", nil)
+
+	hung := make(chan struct{})
+	rt.mu.Lock()
+	rt.hung = hung
+	rt.mu.Unlock()
+	c.message("m1", "hello, does the Basic plan include phone support? thx")
+	fs := c.answer("m1")
+	require.Len(t, fs, 1, "frames %v", fs)
+	assert.Equal(t, frame{Type: "error", ID: "m1", Code: lambda.EInternal, Message: "Internal error."}, fs[0])
+	code, h := ts.health(t)
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	require.Len(t, h.Lambda, 1)
+	assert.Equal(t, "down", h.Lambda[0].State)
+	assert.Contains(t, h.Lambda[0].Error, "no answer within the function timeout")
+	assert.Equal(t, 1, h.Lambda[0].InFlight, "the endpoint was freed while the function runs")
+
+	rt.mu.Lock()
+	rt.hung = nil
+	rt.mu.Unlock()
+	close(hung) // the emulator reports the timeout at last
+	waitFor(t, "the endpoint back", func() bool { _, h := ts.health(t); return h.Status == "ok" })
+	c.message("m2", "ok and what does Premium cost?")
+	fs = c.answer("m2")
+	assert.Equal(t, "response", fs[len(fs)-1].Type, "frames %v", fs)
+	assert.Equal(t, 1, strings.Count(ts.logs.String(), `"msg":"invocation failed"`))
+}
+
+// An endpoint that dies is noticed: traffic moves to the live one (a
+// message that never reached the dead one is retried), /healthz and
+// /metrics show it down; it is probed, and once back it gets traffic again.
+func TestLambdaEndpointDiesAndReturns(t *testing.T) {
+	rt1, rt2 := newRuntimeEndpoint(t), newRuntimeEndpoint(t)
+	ts := startServer(t, func(c *config) {
+		c.Lambda = []string{rt1.url, rt2.url}
+		c.LambdaProbe = 10 * time.Millisecond
+	})
+	table := lambda.NewMemStore()
+	for _, rt := range []*runtimeEndpoint{rt1, rt2} {
+		rt.start(t, "http://"+ts.addr+"/"+stage, table)
+	}
+	c := ts.dial(t, "/ws", nil)
+	ask := func(id string) {
+		t.Helper()
+		c.message(id, "What does Premium cost? answer quick pls, im on the bus")
+		fs := c.answer(id)
+		last := fs[len(fs)-1]
+		require.Equal(t, "response", last.Type, "frames %v", fs)
+		assert.Equal(t, lambda.StatusVerified, last.Status)
+	}
+	ask("m1")
+
+	rt1.stop()
+	for i := 2; i <= 5; i++ {
+		ask(fmt.Sprintf("m%d", i))
+	}
+	code, h := ts.health(t)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Equal(t, "degraded", h.Status)
+	require.Len(t, h.Lambda, 2)
+	assert.Equal(t, "down", h.Lambda[0].State)
+	assert.Contains(t, h.Lambda[0].Error, "connection refused")
+	assert.Equal(t, "up", h.Lambda[1].State)
+	assert.Equal(t, "0", ts.metric(`groundwire_lambda_endpoint_up{endpoint="`+rt1.url+`"}`))
+	assert.Equal(t, "1", ts.metric(`groundwire_lambda_endpoint_up{endpoint="`+rt2.url+`"}`))
+	assert.Equal(t, "1", ts.metric(`groundwire_lambda_retries_total`), "the message that met the dead endpoint")
+
+	rt1.restart()
+	waitFor(t, "the endpoint back", func() bool { _, h := ts.health(t); return h.Status == "ok" })
+	assert.Equal(t, "1", ts.metric(`groundwire_lambda_endpoint_up{endpoint="`+rt1.url+`"}`))
+	before := rt1.calls.Load()
+	for i := 6; i <= 9; i++ {
+		ask(fmt.Sprintf("m%d", i))
+	}
+	assert.Greater(t, rt1.calls.Load(), before, "no traffic reached the endpoint that came back")
+}
+
+// Clients that drop mid-answer give up their invocations, but the function
+// runs on until its next post finds the connection gone: the endpoint
+// stays busy until then, so no endpoint ever runs two invocations at once.
+func TestLambdaClientsDropMidAnswer(t *testing.T) {
+	rt1, rt2 := newRuntimeEndpoint(t), newRuntimeEndpoint(t)
+	ts := startServer(t, func(c *config) { c.Lambda = []string{rt1.url, rt2.url} })
+	table := lambda.NewMemStore()
+	for _, rt := range []*runtimeEndpoint{rt1, rt2} {
+		rt.start(t, "http://"+ts.addr+"/"+stage, table)
+	}
+	long := "$say " + strings.Repeat("Premium is the plan with priority support, and you can switch whenever you like. ", 40)
+	for range 20 {
+		c := ts.dial(t, "/ws", nil)
+		c.message("m1", long)
+		c.until(func(f frame) bool { return f.Type == "stream" })
+		c.abort()
+	}
+	waitFor(t, "the connections to end", func() bool { return ts.store.len() == 0 })
+	waitFor(t, "the invocations to end", func() bool { return rt1.inFlight.Load()+rt2.inFlight.Load() == 0 })
+	assert.EqualValues(t, 1, rt1.maxInFlight.Load(), "invocations overlapped on an endpoint")
+	assert.EqualValues(t, 1, rt2.maxInFlight.Load(), "invocations overlapped on an endpoint")
+	code, h := ts.health(t)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Equal(t, "ok", h.Status)
 }

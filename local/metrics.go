@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/groundwire/groundwire/lambda"
+	"github.com/groundwire/groundwire/lambda/emulator"
 )
 
 // metrics are the server's Prometheus metrics, in a registry of their own
@@ -283,4 +284,51 @@ func actionResult(success, ignored bool, msg string) string {
 		return "unknown"
 	}
 	return "failed"
+}
+
+// forwarderCollector exports the health of the Lambda endpoints (-lambda),
+// read from the forwarder at each scrape.
+type forwarderCollector struct {
+	f                                  *emulator.Forwarder
+	up, inFlight, invocations, retries *prometheus.Desc
+}
+
+// forwarder adds the metrics of the Lambda endpoints.
+func (m *metrics) forwarder(f *emulator.Forwarder) {
+	ep := []string{"endpoint"}
+	m.reg.MustRegister(&forwarderCollector{
+		f: f,
+		up: prometheus.NewDesc("groundwire_lambda_endpoint_up",
+			"1 while the Lambda endpoint (-lambda) is in service, 0 while it is down and probed.", ep, nil),
+		inFlight: prometheus.NewDesc("groundwire_lambda_in_flight",
+			"Invocations running on the Lambda endpoint, including those whose client has gone.", ep, nil),
+		invocations: prometheus.NewDesc("groundwire_lambda_invocations_total",
+			"Invocations ended, by endpoint and result: ok, function_error (the function failed or timed out), endpoint_error (connection failed or 5xx: the endpoint went down).",
+			[]string{"endpoint", "result"}, nil),
+		retries: prometheus.NewDesc("groundwire_lambda_retries_total",
+			"Invocations retried on another endpoint after their endpoint failed: CONNECT and DISCONNECT, and messages that never reached it.", nil, nil),
+	})
+}
+
+func (c *forwarderCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.up
+	ch <- c.inFlight
+	ch <- c.invocations
+	ch <- c.retries
+}
+
+func (c *forwarderCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.f.Status()
+	for _, e := range st.Endpoints {
+		up := 0.0
+		if e.Up {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, up, e.URL)
+		ch <- prometheus.MustNewConstMetric(c.inFlight, prometheus.GaugeValue, float64(e.InFlight), e.URL)
+		for _, r := range []string{emulator.ResultOK, emulator.ResultFunctionError, emulator.ResultEndpointError} {
+			ch <- prometheus.MustNewConstMetric(c.invocations, prometheus.CounterValue, float64(e.Invocations[r]), e.URL, r)
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(c.retries, prometheus.CounterValue, float64(st.Retries))
 }

@@ -57,6 +57,7 @@ type Server struct {
 	d        deps
 	log      *slog.Logger
 	handler  invoker
+	fwd      *emulator.Forwarder // the handler with -lambda, else nil
 	reg      *registry
 	metrics  *metrics
 	mux      *http.ServeMux
@@ -115,12 +116,17 @@ func newServer(cfg config, d deps) (*Server, error) {
 	if len(cfg.Lambda) > 0 {
 		// The deployed shape (SPEC §9): events go to the Lambda runtime
 		// endpoints and the function answers through the Management API.
-		fwd, err := emulator.NewForwarder(cfg.Lambda, emulator.ForwarderOptions{})
+		fwd, err := emulator.NewForwarder(cfg.Lambda, emulator.ForwarderOptions{
+			FunctionTimeout: cfg.LambdaTimeout,
+			ProbeInterval:   cfg.LambdaProbe,
+			Logger:          log.With("component", "forwarder"),
+		})
 		if err != nil {
 			s.cancel()
 			return nil, err
 		}
-		s.handler = fwd
+		s.handler, s.fwd = fwd, fwd
+		s.metrics.forwarder(fwd)
 	} else {
 		h, err := lambda.New(lambda.Config{
 			Retriever: d.Retriever,
@@ -217,12 +223,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // healthz reports the server's state as JSON: 200 "ok", or 503
-// "shutting_down" once a shutdown has begun.
+// "shutting_down" once a shutdown has begun. With -lambda it lists the
+// endpoints and their health: 200 "degraded" while some are down, 503
+// "unavailable" while all are.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	closing := s.closing
 	s.mu.Unlock()
 	status, code := "ok", http.StatusOK
+	handler, endpoints := "in-process", []endpointHealth(nil)
+	if s.fwd != nil {
+		handler, endpoints = "lambda", lambdaHealth(s.fwd.Status())
+		down := 0
+		for _, e := range endpoints {
+			if e.State != "up" {
+				down++
+			}
+		}
+		switch {
+		case down == len(endpoints):
+			status, code = "unavailable", http.StatusServiceUnavailable
+		case down > 0:
+			status = "degraded"
+		}
+	}
 	if closing {
 		status, code = "shutting_down", http.StatusServiceUnavailable
 	}
@@ -234,8 +258,9 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(map[string]any{
+	body := map[string]any{
 		"status":        status,
+		"handler":       handler,
 		"version":       s.d.Version,
 		"uptime":        up.Round(time.Second).String(),
 		"uptimeSeconds": int64(up.Seconds()),
@@ -244,7 +269,32 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		"snippets":      s.d.Snippets(),
 		"model":         s.d.ModelName,
 		"mode":          mode,
-	})
+	}
+	if endpoints != nil {
+		body["lambda"] = endpoints
+	}
+	json.NewEncoder(w).Encode(body)
+}
+
+// endpointHealth is a Lambda endpoint in /healthz.
+type endpointHealth struct {
+	URL      string `json:"url"`
+	State    string `json:"state"` // up or down
+	Since    string `json:"since"` // when it went up or down (or the server started)
+	Error    string `json:"error,omitempty"`
+	InFlight int    `json:"inFlight"`
+}
+
+func lambdaHealth(st emulator.Status) []endpointHealth {
+	out := make([]endpointHealth, 0, len(st.Endpoints))
+	for _, e := range st.Endpoints {
+		h := endpointHealth{URL: e.URL, State: "up", Since: e.Since.UTC().Format(time.RFC3339), Error: e.Error, InFlight: e.InFlight}
+		if !e.Up {
+			h.State = "down"
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 // admit counts a new connection from client address ip in, or returns the
@@ -383,7 +433,9 @@ func (s *Server) run(c *client) {
 
 	// $disconnect stops the connection's answer and forgets its state; the
 	// invocations still running then return.
-	s.handler.Handle(context.WithoutCancel(s.ctx), disconnectEvent(c.peer, code, reason, time.Now()))
+	if _, err := s.handler.Handle(context.WithoutCancel(s.ctx), disconnectEvent(c.peer, code, reason, time.Now())); err != nil {
+		c.log.Error("disconnect invocation failed", "err", err.Error())
+	}
 	c.cancel()
 	c.inflight.Wait()
 	c.log.Info("disconnected", "code", code, "reason", reason,

@@ -24,6 +24,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
+		fctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+		s.closeForwarder(fctx)
+		cancel()
 		return err
 	case <-ctx.Done():
 	}
@@ -34,6 +37,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hsDone := make(chan error, 1)
 	go func() { hsDone <- hs.Shutdown(sctx) }() // stops listening; waits for plain requests
 	s.shutdown(sctx)
+	s.closeForwarder(sctx)
 	if err := <-hsDone; err != nil {
 		hs.Close()
 	}
@@ -41,6 +45,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+// closeForwarder (-lambda) waits until ctx is done for the invocations
+// that outlived their connections, then aborts them.
+func (s *Server) closeForwarder(ctx context.Context) {
+	if s.fwd != nil {
+		s.fwd.Close(ctx)
+	}
 }
 
 // shutdown ends every connection: no new ones are accepted, each active

@@ -21,6 +21,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/groundwire/groundwire/lambda"
 	"github.com/groundwire/groundwire/lambda/dynamostore"
@@ -28,16 +30,45 @@ import (
 	"github.com/groundwire/groundwire/lambda/lambdatest"
 )
 
+// The binaries built, by GOARCH, once per test run (a link takes seconds),
+// in a directory removed by TestMain.
+var builds struct {
+	sync.Mutex
+	dir string
+	bin map[string]string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builds.dir != "" {
+		os.RemoveAll(builds.dir)
+	}
+	os.Exit(code)
+}
+
 // build cross-compiles the bootstrap as it is deployed and returns the
 // path of the binary.
 func build(t *testing.T, goarch string) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "bootstrap")
+	builds.Lock()
+	defer builds.Unlock()
+	if bin := builds.bin[goarch]; bin != "" {
+		return bin
+	}
+	if builds.dir == "" {
+		dir, err := os.MkdirTemp("", "groundwire-bootstrap-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		builds.dir, builds.bin = dir, map[string]string{}
+	}
+	out := filepath.Join(builds.dir, goarch, "bootstrap")
 	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", out, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("GOARCH=%s go build: %v\n%s", goarch, err, msg)
 	}
+	builds.bin[goarch] = out
 	return out
 }
 
@@ -59,12 +90,25 @@ func TestCrossBuild(t *testing.T) {
 
 // runtimeAPI is a minimal Lambda Runtime API (what the Lambda service and
 // the Runtime Interface Emulator offer the bootstrap): it hands out one
-// event at a time and collects the responses.
+// event at a time and collects the responses. Like the emulator it also
+// serves the invoke API (emulator.InvokePath) and counts the invocations in
+// flight there: from the invoke's arrival to the function's answer, whether
+// or not the invoking client still waits (the emulator runs the function
+// on when its client goes away).
 type runtimeAPI struct {
 	events    chan invocation
+	timeout   time.Duration // the function timeout: the deadline handed out
 	mu        sync.Mutex
 	responses map[string]chan []byte
 	n         int
+	invokes   invokeStats
+}
+
+// invokeStats count the invocations through the invoke API.
+type invokeStats struct {
+	total, inFlight, max int
+	overlaps             int // invokes that arrived while another ran
+	timeouts             int // invokes the function did not answer in time
 }
 
 type invocation struct {
@@ -73,7 +117,7 @@ type invocation struct {
 }
 
 func newRuntimeAPI(t *testing.T) (*runtimeAPI, string) {
-	r := &runtimeAPI{events: make(chan invocation), responses: map[string]chan []byte{}}
+	r := &runtimeAPI{events: make(chan invocation), timeout: time.Minute, responses: map[string]chan []byte{}}
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	return r, strings.TrimPrefix(srv.URL, "http://")
@@ -83,11 +127,13 @@ func (r *runtimeAPI) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	const prefix = "/2018-06-01/runtime/"
 	p := strings.TrimPrefix(req.URL.Path, prefix)
 	switch {
+	case req.URL.Path == emulator.InvokePath:
+		r.serveInvoke(w, req)
 	case req.Method == http.MethodGet && p == "invocation/next":
 		select {
 		case inv := <-r.events:
 			w.Header().Set("Lambda-Runtime-Aws-Request-Id", inv.id)
-			w.Header().Set("Lambda-Runtime-Deadline-Ms", fmt.Sprint(time.Now().Add(time.Minute).UnixMilli()))
+			w.Header().Set("Lambda-Runtime-Deadline-Ms", fmt.Sprint(time.Now().Add(r.timeout).UnixMilli()))
 			w.Header().Set("Lambda-Runtime-Invoked-Function-Arn", "arn:aws:lambda:us-east-1:123456789012:function:groundwire")
 			w.Write(inv.body)
 		case <-req.Context().Done():
@@ -120,6 +166,67 @@ func (r *runtimeAPI) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	default:
 		http.NotFound(w, req)
 	}
+}
+
+// serveInvoke is the emulator's invoke API: the event goes to the function,
+// and its answer back (the function's error document as it is, a timeout
+// as the emulator's plain text). Like the emulator it does not stop when
+// the client goes away; unlike it, it accepts an invoke while another runs
+// (it waits for the function), counting the overlap.
+func (r *runtimeAPI) serveInvoke(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	r.mu.Lock()
+	r.n++
+	id := fmt.Sprintf("req-%d", r.n)
+	ch := make(chan []byte, 1)
+	r.responses[id] = ch
+	st := &r.invokes
+	st.total++
+	st.inFlight++
+	st.max = max(st.max, st.inFlight)
+	if st.inFlight > 1 {
+		st.overlaps++
+	}
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		st.inFlight--
+		delete(r.responses, id)
+		r.mu.Unlock()
+	}()
+	deadline := time.NewTimer(r.timeout)
+	defer deadline.Stop()
+	timedOut := func() {
+		r.mu.Lock()
+		st.timeouts++
+		r.mu.Unlock()
+		fmt.Fprintf(w, "Task timed out after %.2f seconds", r.timeout.Seconds())
+	}
+	select {
+	case r.events <- invocation{id, body}:
+	case <-deadline.C:
+		timedOut()
+		return
+	}
+	select {
+	case out := <-ch:
+		switch {
+		case bytes.HasPrefix(out, []byte("INIT ERROR ")):
+			w.WriteHeader(http.StatusBadGateway)
+			w.Write(bytes.TrimPrefix(out, []byte("INIT ERROR ")))
+		default:
+			w.Write(bytes.TrimPrefix(out, []byte("ERROR ")))
+		}
+	case <-deadline.C:
+		timedOut()
+	}
+}
+
+// stats returns the invoke API's counts.
+func (r *runtimeAPI) stats() invokeStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.invokes
 }
 
 // invoke sends one event to the function and waits for its response.
@@ -233,30 +340,7 @@ func TestBinary(t *testing.T) {
 	}
 
 	rt, rtAddr := newRuntimeAPI(t)
-	var logs syncBuffer
-	cmd := exec.Command(bin)
-	cmd.Env = []string{
-		"AWS_LAMBDA_RUNTIME_API=" + rtAddr,
-		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local",
-		"AWS_EC2_METADATA_DISABLED=true",
-		"AWS_ENDPOINT_URL_DYNAMODB=" + dynamo,
-		"GROUNDWIRE_TABLE=groundwire-bin",
-		"GROUNDWIRE_ENDPOINT=" + mgmt.URL,
-		"GROUNDWIRE_AUTH_TOKEN=s3cret",
-		"GROUNDWIRE_TOKEN_DELAY=0",
-		"GROUNDWIRE_AWS_TIMEOUT=1s",
-	}
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("function logs:\n%s", logs.String())
-		}
-	}()
+	logs := startFunction(t, bin, rtAddr, dynamo, "groundwire-bin", mgmt.URL, "GROUNDWIRE_TOKEN_DELAY=0")
 
 	connect := wsEvent(lambda.EventConnect, "c1=", "")
 	if resp := rt.invoke(t, connect); resp.StatusCode != http.StatusUnauthorized {
@@ -310,6 +394,38 @@ func TestBinary(t *testing.T) {
 	}
 }
 
+// startFunction runs the binary as the Lambda service would, against the
+// Runtime API at rtAddr, DynamoDB at dynamo (table) and the Management API
+// at mgmt, with the extra environment; it is killed when the test ends,
+// and its logs shown if the test failed.
+func startFunction(t *testing.T, bin, rtAddr, dynamo, table, mgmt string, env ...string) *syncBuffer {
+	t.Helper()
+	logs := &syncBuffer{}
+	cmd := exec.Command(bin)
+	cmd.Env = append([]string{
+		"AWS_LAMBDA_RUNTIME_API=" + rtAddr,
+		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local",
+		"AWS_EC2_METADATA_DISABLED=true",
+		"AWS_ENDPOINT_URL_DYNAMODB=" + dynamo,
+		"GROUNDWIRE_TABLE=" + table,
+		"GROUNDWIRE_ENDPOINT=" + mgmt,
+		"GROUNDWIRE_AUTH_TOKEN=s3cret",
+		"GROUNDWIRE_AWS_TIMEOUT=1s",
+	}, env...)
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("function logs (%s):\n%s", rtAddr, logs.String())
+		}
+	})
+	return logs
+}
+
 // syncBuffer is a bytes.Buffer safe to read while a process writes to it.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -344,4 +460,113 @@ func jsonLogs(t *testing.T, logs string) int {
 		n++
 	}
 	return n
+}
+
+// TestForwarderDropsMidAnswer runs the binary under two emulator stand-ins
+// (the Runtime API for the function, the invoke API for the forwarder),
+// sharing DynamoDB, and drops clients mid-answer through the forwarder
+// again and again, as the local server does when a browser tab closes:
+// the message's invocation is given up, the connection is gone
+// (PostToConnection answers 410), $disconnect follows and the next client
+// connects at once. The function runs on after its invoking client has
+// gone, so an endpoint must get nothing more until the function has
+// answered; the stand-ins count the invocations in flight.
+func TestForwarderDropsMidAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the Lambda binary (slow); skipped with -short")
+	}
+	if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
+		t.Skip("the Lambda binary runs on linux/amd64 or linux/arm64 only")
+	}
+	dynamo := startDynalite(t)
+	if dynamo == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("dynalite is not installed (npm install -g dynalite@4.0.0)")
+		}
+		t.Skip("needs dynalite: the two instances share their state")
+	}
+	db := dynamodb.New(dynamodb.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(dynamo),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
+		}),
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, dynamostore.CreateTable(ctx, db, "groundwire-fwd"))
+	bin := build(t, runtime.GOARCH)
+
+	rec := emulator.NewRecorder()
+	mgmt := httptest.NewServer(emulator.NewManagementAPI(rec, emulator.ManagementOptions{RequireSignature: true}))
+	defer mgmt.Close()
+
+	const functionTimeout = 10 * time.Second // short: nothing may wait for the default 300 s
+	var apis []*runtimeAPI
+	var urls []string
+	for range 2 {
+		api, addr := newRuntimeAPI(t)
+		api.timeout = functionTimeout
+		startFunction(t, bin, addr, dynamo, "groundwire-fwd", mgmt.URL, "GROUNDWIRE_TOKEN_DELAY=2ms")
+		apis, urls = append(apis, api), append(urls, "http://"+addr)
+	}
+	fw, err := emulator.NewForwarder(urls, emulator.ForwarderOptions{FunctionTimeout: functionTimeout})
+	require.NoError(t, err)
+	defer func() { // after a failure: the stand-ins answer within the function timeout
+		ctx, cancel := context.WithTimeout(context.Background(), functionTimeout)
+		defer cancel()
+		fw.Close(ctx)
+	}()
+
+	long := "$say " + strings.Repeat("Premium is the plan with priority support, and you can switch plans whenever you like. ", 40)
+	const rounds = 25
+	for i := range rounds {
+		id := fmt.Sprintf("drop%d=", i)
+		rec.Open(id, emulator.Info{})
+		connect := wsEvent(lambda.EventConnect, id, "")
+		connect.QueryStringParameters = map[string]string{"token": "s3cret"}
+		resp, err := fw.Handle(context.Background(), connect)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+
+		msgCtx, drop := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := fw.Handle(msgCtx, wsEvent(lambda.EventMessage, id, `{"type":"message","id":"m1","text":"`+long+`"}`))
+			errc <- err
+		}()
+		for deadline := time.Now().Add(functionTimeout); len(rec.Sent(id)) < 3; time.Sleep(time.Millisecond) {
+			require.True(t, time.Now().Before(deadline), "round %d: the answer did not start", i)
+		}
+		rec.Close(id) // the client is gone: the function's next post gets 410
+		drop()        // and the local server gives up the connection's invocations
+		select {
+		case err := <-errc:
+			require.ErrorIs(t, err, context.Canceled)
+		case <-time.After(functionTimeout):
+			t.Fatalf("round %d: the forwarder held its caller after the caller gave up", i)
+		}
+		resp, err = fw.Handle(context.Background(), wsEvent(lambda.EventDisconnect, id, ""))
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+	closeCtx, cancelClose := context.WithTimeout(context.Background(), functionTimeout)
+	defer cancelClose()
+	fw.Close(closeCtx) // the answers still running end
+
+	total := 0
+	for i, api := range apis {
+		st := api.stats()
+		t.Logf("endpoint %d: %+v", i, st)
+		assert.Zero(t, st.overlaps, "endpoint %d got an invocation while the function ran one", i)
+		assert.Equal(t, 1, st.max, "endpoint %d", i)
+		assert.Zero(t, st.timeouts, "endpoint %d", i)
+		total += st.total
+	}
+	assert.Equal(t, 3*rounds, total, "one connect, message and disconnect a round")
+	for i := range rounds {
+		var last lambdatest.Frame
+		sent := rec.Sent(fmt.Sprintf("drop%d=", i))
+		require.NoError(t, json.Unmarshal(sent[len(sent)-1], &last))
+		assert.Equal(t, lambda.TypeStream, last.Type, "round %d: the answer was not cut mid-stream", i)
+	}
 }
