@@ -7,7 +7,7 @@
 // stays out of kb's test binary.
 //
 //	go test ./kb/kbcompare -run TestCompareBleve -v
-//	go test ./kb/kbcompare -run '^$' -bench CompareSearch -benchtime 1040x
+//	go test ./kb/kbcompare -run '^$' -bench Compare -benchtime 1040x
 package kbcompare_test
 
 import (
@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 	"text/tabwriter"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -335,6 +336,23 @@ func TestCompareBleve(t *testing.T) {
 	}
 	require.NoError(t, w.Flush())
 	t.Logf("%d questions (%d answerable), top 10 per engine; rejected: the share of off-topic questions answered with nothing\n%s", len(cases), answerable, b.String())
+
+	// where kb and bleve (BM25, no floor) disagree on the top 3
+	kbRun, bl := runs[0], runs[1]
+	for i, c := range cases {
+		if !c.answerable() {
+			continue
+		}
+		k, bb := kbRun.rank(i, c), bl.rank(i, c)
+		if k >= 1 && k <= 3 == (bb >= 1 && bb <= 3) {
+			continue
+		}
+		top := "nothing"
+		if res := bl.results[i]; len(res) > 0 {
+			top = res[0].file
+		}
+		t.Logf("%s: kb rank %d, bleve rank %d (bleve's first: %s): %q", c.Lang, k, bb, top, c.Query)
+	}
 }
 
 // BenchmarkCompareSearch is the time of one search (top 3) over the
@@ -375,4 +393,47 @@ func BenchmarkCompareSearch(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// BenchmarkCompareInterleaved runs each question on kb (cache warm), on
+// kb with a fresh base every round (cache cold; the load is not timed) and
+// on bleve (BM25) one after the other, so that all three see the same load
+// on a shared machine, and reports each one's time per question and
+// bleve's ratios to kb.
+func BenchmarkCompareInterleaved(b *testing.B) {
+	base, err := kb.Default()
+	require.NoError(b, err)
+	cases := loadCompareCases(b)
+	bl := bleveIndex(b, base.Snippets(), index.BM25Scoring, 0)
+	for _, c := range cases { // warm kb's cache and bleve
+		base.Search(c.Query, 3)
+		_, err := bl.search(c.Query, 3)
+		require.NoError(b, err)
+	}
+	var warm, cold, blv time.Duration
+	var fresh *kb.Base
+	n := 0
+	for b.Loop() {
+		if n%len(cases) == 0 {
+			fresh, err = kb.Load(kb.DefaultFS(), kb.WithPrefix("kb"))
+			require.NoError(b, err)
+		}
+		q := cases[n%len(cases)].Query
+		t0 := time.Now()
+		base.Search(q, 3)
+		t1 := time.Now()
+		fresh.Search(q, 3)
+		t2 := time.Now()
+		if _, err := bl.search(q, 3); err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		warm, cold, blv = warm+t1.Sub(t0), cold+t2.Sub(t1), blv+t3.Sub(t2)
+		n++
+	}
+	b.ReportMetric(float64(warm.Nanoseconds())/float64(n), "kb-ns/q")
+	b.ReportMetric(float64(cold.Nanoseconds())/float64(n), "kb-cold-ns/q")
+	b.ReportMetric(float64(blv.Nanoseconds())/float64(n), "bleve-ns/q")
+	b.ReportMetric(float64(blv)/float64(warm), "bleve/kb")
+	b.ReportMetric(float64(blv)/float64(cold), "bleve/kb-cold")
 }
