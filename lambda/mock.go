@@ -143,7 +143,7 @@ func Tokenize(text string) []string {
 
 var phrases = map[Lang]struct {
 	source  string // cites a file: "(source: kb/en/pricing.md)"
-	anon    string // cites a file whose path has digits
+	anon    string // cites a file whose path has a number, or none
 	foreign string // leads sentences from files in the other language
 	none    string
 	invent  string
@@ -213,8 +213,8 @@ func render(picked []*sentence, snippets []Citation, lang Lang) string {
 			continue
 		}
 		cite := fmt.Sprintf(ph.source, file)
-		if strings.ContainsAny(file, "0123456789") {
-			cite = ph.anon // a path with digits would be an ungrounded number
+		if file == "" || len(guardrail.Extract(file)) > 0 {
+			cite = ph.anon // a number in the path would be an ungrounded one
 		}
 		b.WriteString(text + " " + cite + ".")
 	}

@@ -78,8 +78,8 @@ func assertGrounded(t *testing.T, answer string, cites []lambda.Citation) {
 }
 
 // The answer is the best matching sentence wherever it stands, not the
-// first one; a table row is said with its headers; a path with digits is
-// not cited by name (it would be an ungrounded number).
+// first one; a table row is said with its headers; a path with a number
+// ("2025", "two") is not cited by name (it would be an ungrounded number).
 func TestMockPicksTheMatchingSentence(t *testing.T) {
 	m := lambda.NewMock(lambda.MockDelay(0, 0))
 	table := []lambda.Citation{
@@ -99,9 +99,12 @@ func TestMockPicksTheMatchingSentence(t *testing.T) {
 		assert.Equal(t, c.want, got, c.q)
 		assertGrounded(t, got, table)
 	}
-	dated := []lambda.Citation{{File: "kb/2025/prices.md", Line: 1, Snippet: "Premium: 399 kr/month."}}
-	assert.Equal(t, "Premium: 399 kr/month (source: the knowledge base).",
-		m.Answer(lambda.Prompt{Question: "premium price", Lang: lambda.English, Snippets: dated}))
+	for _, file := range []string{"kb/2025/prices.md", "kb/en/two-factor.md"} {
+		numbered := []lambda.Citation{{File: file, Line: 1, Snippet: "Premium: 399 kr/month."}}
+		got := m.Answer(lambda.Prompt{Question: "premium price", Lang: lambda.English, Snippets: numbered})
+		assert.Equal(t, "Premium: 399 kr/month (source: the knowledge base).", got)
+		assertGrounded(t, got, numbered)
+	}
 }
 
 // Customers' questions against the embedded knowledge base, retrieved as
