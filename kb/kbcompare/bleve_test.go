@@ -35,20 +35,38 @@ import (
 )
 
 // compareCase is a line of testdata/retrieval.jsonl: a question, its
-// language, and the file that answers it (null: the knowledge base has no
-// answer). A "files" list, when present, names every file that answers.
+// language, and the file that answers it, or null when the knowledge base
+// has no answer. "file" may also list several files, and a "files" list
+// may name more; any of them answers.
 type compareCase struct {
-	Lang  string   `json:"lang"`
-	Query string   `json:"query"`
-	File  *string  `json:"file"`
-	Files []string `json:"files"`
+	Lang  string          `json:"lang"`
+	Query string          `json:"query"`
+	File  json.RawMessage `json:"file"`
+	Files []string        `json:"files"`
+
+	want []string // File and Files
 }
 
-func (c compareCase) answers(file string) bool {
-	return c.File != nil && *c.File == file || slices.Contains(c.Files, file)
+// files returns the files that answer the question.
+func (c compareCase) files() ([]string, error) {
+	files := slices.Clone(c.Files)
+	var one string
+	var many []string
+	switch raw := strings.TrimSpace(string(c.File)); {
+	case raw == "" || raw == "null":
+	case json.Unmarshal(c.File, &one) == nil:
+		files = append(files, one)
+	case json.Unmarshal(c.File, &many) == nil:
+		files = append(files, many...)
+	default:
+		return nil, fmt.Errorf("file is neither a path, a list nor null: %s", raw)
+	}
+	return files, nil
 }
 
-func (c compareCase) answerable() bool { return c.File != nil || len(c.Files) > 0 }
+func (c compareCase) answers(file string) bool { return slices.Contains(c.want, file) }
+
+func (c compareCase) answerable() bool { return len(c.want) > 0 }
 
 func loadCompareCases(tb testing.TB) []compareCase {
 	tb.Helper()
@@ -65,6 +83,9 @@ func loadCompareCases(tb testing.TB) []compareCase {
 		var c compareCase
 		require.NoError(tb, json.Unmarshal(sc.Bytes(), &c), "retrieval.jsonl:%d", n)
 		require.NotEmpty(tb, c.Query, "retrieval.jsonl:%d: no query", n)
+		var err error
+		c.want, err = c.files()
+		require.NoError(tb, err, "retrieval.jsonl:%d", n)
 		cases = append(cases, c)
 	}
 	require.NoError(tb, sc.Err())
