@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -261,7 +262,7 @@ type sentence struct {
 func pickSentences(question string, snippets []Citation) []*sentence {
 	var all []*sentence
 	for i, c := range snippets {
-		for _, ps := range snippetSentences(c.Snippet) {
+		for _, ps := range groundedSentences(c.Snippet) {
 			s := &sentence{text: ps.text, cite: i, weak: ps.weak, words: map[string]float64{}}
 			s.digit = strings.ContainsAny(s.text, "0123456789")
 			add := func(weight float64) func(string) {
@@ -369,6 +370,26 @@ func pickSentences(question string, snippets []Citation) []*sentence {
 		picked = append(picked, all[second])
 	}
 	return picked
+}
+
+// groundedSentences returns the sentences of a snippet that the guard
+// finds grounded in it. Joining a paragraph's lines can make a new number
+// ("1" at the end of a line, "000 kr" on the next): then the snippet's
+// lines are taken one by one.
+func groundedSentences(snippet string) []snippetSentence {
+	src := []*guardrail.Source{guardrail.NewSource(snippet)}
+	grounded := func(ss []snippetSentence) []snippetSentence {
+		return slices.DeleteFunc(ss, func(s snippetSentence) bool { return !guardrail.Verify(s.text, src).Grounded })
+	}
+	all := snippetSentences(snippet)
+	if ok := grounded(slices.Clone(all)); len(ok) == len(all) {
+		return all
+	}
+	var byLine []snippetSentence
+	for _, line := range strings.Split(snippet, "\n") {
+		byLine = append(byLine, snippetSentences(line)...)
+	}
+	return grounded(byLine)
 }
 
 // snippetSentence is a sentence of a snippet; weak when it is a heading or

@@ -282,3 +282,30 @@ func TestDetectLang(t *testing.T) {
 		}
 	}
 }
+
+// Whatever the question and the snippets, the mock's answer (unless told
+// to hallucinate) passes the guard against them, and its tokens give the
+// answer back.
+func FuzzMockGrounded(f *testing.F) {
+	f.Add("What does Premium cost?", "- Premium: 399 kr/month\n- Basic: 99 kr/month", "| Plan | Price |\n| Premium | 3 830 kr |")
+	f.Add("hur lång tid tar leveransen? och vad kostar frakten", "Leverans till Norge tar 3–6 arbetsdagar. Frakt: 49 kr.", "## Frakt\n1. Hemleverans: 79 kr")
+	f.Add("when? how much, and can I call +46 8 123 45 67", "Open 09:00–17:00 on weekdays. Call +46 8 123 45 67.", "**Price**: `12,5 kr` per 10 GB")
+	f.Add("two-factor", "| a | b | c |\n|---|---|---|\n| 1 | | 2 |", "```\ncode 42\n```")
+	m := lambda.NewMock(lambda.MockDelay(0, 0))
+	f.Fuzz(func(t *testing.T, q, a, b string) {
+		if strings.Contains(strings.ToLower(q), lambda.HallucinateTrigger) || strings.HasPrefix(q, "$say ") {
+			return
+		}
+		cites := []lambda.Citation{{File: "kb/en/a.md", Line: 1, Snippet: a}, {File: "kb/sv/b.md", Line: 2, Snippet: b}}
+		for _, lang := range []lambda.Lang{lambda.English, lambda.Swedish} {
+			p := lambda.Prompt{Question: q, Lang: lang, Snippets: cites}
+			answer := m.Answer(p)
+			if got := strings.Join(collect(t, m, p), ""); got != answer {
+				t.Fatalf("tokens %q, Answer %q", got, answer)
+			}
+			if v := guardrail.VerifyStrings(answer, []string{a, b}); !v.Grounded {
+				t.Fatalf("q %q, snippets %q %q: answer %q is not grounded: %+v", q, a, b, answer, v)
+			}
+		}
+	})
+}
