@@ -5,20 +5,28 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+	"github.com/kljensen/snowball/swedish"
 
 	"github.com/groundwire/groundwire/guardrail"
 )
 
-// Mock is the deterministic mock model (SPEC §8). It answers from the
-// snippets, in the prompt's language, reusing their numbers exactly as
-// written, and streams word tokens (each with its leading space) with a
-// seeded delay per token. The same seed and question always give the same
-// answer and delays.
+// Mock is the deterministic mock model (SPEC §8). It answers the question
+// with the one or two sentences of the snippets that match it best (see
+// pickSentences), numbers exactly as written, each followed by its file
+// ("(source: kb/en/pricing.md)", "(källa: …)"), in the prompt's language,
+// and streams word tokens (each with its leading space) with a seeded
+// delay per token. The same seed and question always give the same answer
+// and delays.
 //
 //   - A question starting with "$say " is answered with exactly the rest.
 //   - The word "hallucinate" in the question, or the hallucination rate
@@ -135,24 +143,25 @@ func Tokenize(text string) []string {
 }
 
 var phrases = map[Lang]struct {
-	first, next []string
-	anon        string
-	none        string
-	invent      string
+	source  string // cites a file: "(source: kb/en/pricing.md)"
+	anon    string // cites a file whose path has a number, or none
+	foreign string // leads sentences from files in the other language
+	none    string
+	invent  string
 }{
 	English: {
-		first:  []string{"According to %s: %s", "%s says: %s", "From %s: %s"},
-		next:   []string{"%s also says: %s", "See also %s: %s"},
-		anon:   "According to the knowledge base: %s",
-		none:   "I don't know.",
-		invent: "That is %d%% cheaper than last year.",
+		source:  "(source: %s)",
+		anon:    "(source: the knowledge base)",
+		foreign: "The knowledge base has this in Swedish:",
+		none:    "I don't know.",
+		invent:  "That is %d%% cheaper than last year.",
 	},
 	Swedish: {
-		first:  []string{"Enligt %s: %s", "I %s står det: %s", "Från %s: %s"},
-		next:   []string{"%s säger också: %s", "Se även %s: %s"},
-		anon:   "Enligt kunskapsbasen: %s",
-		none:   "Jag vet inte.",
-		invent: "Det är %d %% billigare än förra året.",
+		source:  "(källa: %s)",
+		anon:    "(källa: kunskapsbasen)",
+		foreign: "Kunskapsbasen har det här på engelska:",
+		none:    "Jag vet inte.",
+		invent:  "Det är %d %% billigare än förra året.",
 	},
 }
 
@@ -160,80 +169,550 @@ func (m *Mock) compose(p Prompt, rng *rand.Rand) string {
 	if strings.HasPrefix(p.Question, sayPrefix) {
 		return p.Question[len(sayPrefix):]
 	}
-	ph, ok := phrases[p.Lang]
-	if !ok {
-		ph = phrases[English]
+	lang := p.Lang
+	if _, ok := phrases[lang]; !ok {
+		lang = English
 	}
-	if len(p.Snippets) == 0 {
-		return ph.none
+	picked := pickSentences(retrievalQuery(p.Question), p.Snippets)
+	if len(picked) == 0 {
+		return phrases[lang].none
 	}
-	var parts []string
-	for i, s := range p.Snippets[:min(2, len(p.Snippets))] {
-		body := cleanSnippet(s.Snippet)
-		if body == "" {
-			continue
-		}
-		switch {
-		case strings.ContainsAny(s.File, "0123456789"):
-			// a path with digits would be an ungrounded number
-			parts = append(parts, fmt.Sprintf(ph.anon, body))
-		case i == 0:
-			parts = append(parts, fmt.Sprintf(ph.first[rng.IntN(len(ph.first))], s.File, body))
-		default:
-			parts = append(parts, fmt.Sprintf(ph.next[rng.IntN(len(ph.next))], s.File, body))
-		}
-	}
-	if len(parts) == 0 {
-		return ph.none
-	}
-	answer := strings.Join(parts, " ")
+	answer := render(picked, p.Snippets, lang)
 	if strings.Contains(strings.ToLower(p.Question), HallucinateTrigger) || rng.Float64() < m.rate {
 		texts := make([]string, len(p.Snippets))
 		for i, s := range p.Snippets {
 			texts[i] = s.Snippet
 		}
-		answer = hallucinate(answer, guardrail.NewSources(texts), ph.invent, rng)
+		answer = hallucinate(answer, guardrail.NewSources(texts), phrases[lang].invent, rng)
 	}
 	return answer
+}
+
+// render joins the picked sentences, each group of sentences from one file
+// followed by that file's citation; sentences from files in the other
+// language get a lead saying so.
+func render(picked []*sentence, snippets []Citation, lang Lang) string {
+	ph := phrases[lang]
+	var b strings.Builder
+	foreign := true
+	for _, s := range picked {
+		if l := fileLang(snippets[s.cite].File); l == "" || l == lang {
+			foreign = false
+		}
+	}
+	if foreign {
+		b.WriteString(ph.foreign)
+	}
+	for i, s := range picked {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		text := strings.TrimRight(s.text, ".:;, ")
+		file := snippets[s.cite].File
+		if i+1 < len(picked) && snippets[picked[i+1].cite].File == file {
+			b.WriteString(text + ".")
+			continue
+		}
+		cite := fmt.Sprintf(ph.source, file)
+		if file == "" || len(guardrail.Extract(file)) > 0 {
+			cite = ph.anon // a number in the path would be an ungrounded one
+		}
+		b.WriteString(text + " " + cite + ".")
+	}
+	return b.String()
+}
+
+// fileLang is the language a knowledge base path declares (an en/ or sv/
+// directory, or a .en.md / .sv.md name), or "".
+func fileLang(file string) Lang {
+	lower := strings.ToLower(file)
+	for _, l := range []Lang{English, Swedish} {
+		if strings.HasSuffix(lower, "."+string(l)+".md") || strings.HasPrefix(lower, string(l)+"/") ||
+			strings.Contains(lower, "/"+string(l)+"/") {
+			return l
+		}
+	}
+	return ""
+}
+
+// sentence is one sentence of a snippet, as the mock says it.
+type sentence struct {
+	text  string
+	cite  int  // index of its snippet
+	weak  bool // a heading or a lead-in ("What each plan costs:")
+	digit bool // holds a digit
+	// words and their stems, weighing 1, or 0.5 when only a table header
+	// has them
+	words map[string]float64
+}
+
+// pickSentences picks the one or two sentences of the snippets that best
+// answer question. Each content word of the question counts (matched
+// through its English and Swedish stems, a close spelling, a compound or a
+// concept such as price), weighted up when few sentences have it; the
+// first sentence is the one covering the most weight (half as much for a
+// heading or a lead-in, and, when the question asks for an amount, for a
+// sentence without a digit). A second one is said
+// only for a part of the question ("…, and can I pay with Swish?") that the
+// first leaves mostly unanswered and that it answers at least 40 % of. A
+// word no sentence has weighs nothing.
+// Ties go to the better-ranked snippet. When no sentence shares a word with
+// the question, the first sentence of the best snippet is the answer:
+// retrieval found the snippet relevant on grounds the mock cannot see.
+func pickSentences(question string, snippets []Citation) []*sentence {
+	var all []*sentence
+	for i, c := range snippets {
+		for _, ps := range groundedSentences(c.Snippet) {
+			s := &sentence{text: ps.text, cite: i, weak: ps.weak, words: map[string]float64{}}
+			s.digit = strings.ContainsAny(s.text, "0123456789")
+			add := func(weight float64) func(string) {
+				return func(w string) {
+					for _, st := range append(stemsOf(w), w) {
+						s.words[st] = max(s.words[st], weight)
+					}
+				}
+			}
+			words(ps.header, add(0.5))
+			words(ps.body, add(1))
+			all = append(all, s)
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	parts := questionParts(question)
+	var qs []*qword
+	for _, part := range parts {
+		qs = append(qs, part...)
+	}
+	// match[i][j]: how well sentence j answers word i
+	match := make([][]float64, len(qs))
+	for i, q := range qs {
+		match[i] = make([]float64, len(all))
+		df := 0
+		for j, s := range all {
+			match[i][j] = q.match(s)
+			if match[i][j] > 0 {
+				df++
+			}
+		}
+		if df == 0 {
+			q.weight = 0 // nothing to answer it with
+			continue
+		}
+		n := float64(len(all))
+		q.weight *= 0.5 + 0.5*math.Log(1+n/float64(df))/math.Log(1+n)
+	}
+	covered := make([]float64, len(qs))
+	gain := func(j int, from, to int) float64 {
+		g, amount := 0.0, false
+		for i := from; i < to; i++ {
+			g += qs[i].weight * max(0, match[i][j]-covered[i])
+			amount = amount || qs[i].any != nil
+		}
+		if all[j].weak {
+			g /= 2
+		}
+		if amount && !all[j].digit {
+			g /= 2 // "how much …?" is answered with a number
+		}
+		return g
+	}
+	best, bestGain := -1, 0.0
+	for j := range all {
+		if g := gain(j, 0, len(qs)); g > bestGain+1e-9 {
+			best, bestGain = j, g
+		}
+	}
+	if best < 0 {
+		for _, s := range all {
+			if s.cite == all[0].cite && !s.weak {
+				return []*sentence{s}
+			}
+		}
+		return all[:1]
+	}
+	picked := []*sentence{all[best]}
+	for i := range qs {
+		covered[i] = match[i][best]
+	}
+	// a second sentence for the part of the question answered least
+	second, secondGain := -1, 0.0
+	from := 0
+	for _, part := range parts {
+		to := from + len(part)
+		total, got := 0.0, 0.0
+		for i := from; i < to; i++ {
+			total += qs[i].weight
+			got += qs[i].weight * covered[i]
+		}
+		if total > 0 && got <= total/2 {
+			for j := range all {
+				if j == best {
+					continue
+				}
+				g := gain(j, from, to)
+				if g < 0.4*total || g < 0.3 {
+					continue
+				}
+				// ties go to the sentence closer to the whole question
+				for i := range qs {
+					g += 0.01 * qs[i].weight * match[i][j]
+				}
+				if g > secondGain+1e-9 {
+					second, secondGain = j, g
+				}
+			}
+		}
+		from = to
+	}
+	if second >= 0 {
+		picked = append(picked, all[second])
+	}
+	return picked
+}
+
+// groundedSentences returns the sentences of a snippet that the guard
+// finds grounded in it. Joining a paragraph's lines can make a new number
+// ("1" at the end of a line, "000 kr" on the next): then the snippet's
+// lines are taken one by one.
+func groundedSentences(snippet string) []snippetSentence {
+	src := []*guardrail.Source{guardrail.NewSource(snippet)}
+	grounded := func(ss []snippetSentence) []snippetSentence {
+		return slices.DeleteFunc(ss, func(s snippetSentence) bool { return !guardrail.Verify(s.text, src).Grounded })
+	}
+	all := snippetSentences(snippet)
+	if ok := grounded(slices.Clone(all)); len(ok) == len(all) {
+		return all
+	}
+	var byLine []snippetSentence
+	for _, line := range strings.Split(snippet, "\n") {
+		byLine = append(byLine, snippetSentences(line)...)
+	}
+	return grounded(byLine)
+}
+
+// snippetSentence is a sentence of a snippet; weak when it is a heading or
+// a lead-in ending in ":", said only when nothing else matches as well.
+type snippetSentence struct {
+	text string
+	weak bool
+	// body is what the sentence says, header the table headers it repeats
+	body, header string
+}
+
+var (
+	listMarker = regexp.MustCompile(`^(?:[-*+>]\s+|[0-9]+[.)]\s+)+`)
+	emphasis   = strings.NewReplacer("**", "", "__", "", "`", "")
+	// a sentence ends at . ! or ? followed by space and a capital letter
+	sentenceEnd = regexp.MustCompile(`[.!?]\s+\p{Lu}`)
+)
+
+// snippetSentences turns 1–3 markdown lines into sentences: markers
+// (headings, bullets, ordered-list numbers, table pipes, emphasis) go, the
+// lines of a paragraph or list item are joined, a table row becomes one
+// sentence naming each cell by its header ("Premium — yearly price: 3 830
+// kr; …"), and numbers stay exactly as written.
+func snippetSentences(snippet string) []snippetSentence {
+	var (
+		out    []snippetSentence
+		para   []string
+		header []string
+		rows   int
+	)
+	flush := func() {
+		if len(para) > 0 {
+			for _, s := range splitSentences(strings.Join(para, " ")) {
+				out = append(out, snippetSentence{text: s, body: s, weak: strings.HasSuffix(s, ":") || strings.HasSuffix(s, "?")})
+			}
+			para = para[:0]
+		}
+	}
+	for _, line := range strings.Split(snippet, "\n") {
+		line = strings.TrimSpace(emphasis.Replace(line))
+		switch {
+		case line == "" || strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~"):
+			flush()
+		case strings.HasPrefix(line, "#"):
+			flush()
+			if h := strings.TrimSpace(strings.TrimLeft(line, "#")); h != "" {
+				out = append(out, snippetSentence{text: h, body: h, weak: true})
+			}
+		case strings.HasPrefix(line, "|"):
+			flush()
+			cells := strings.Split(strings.Trim(line, "|"), "|")
+			for i := range cells {
+				cells[i] = strings.TrimSpace(cells[i])
+			}
+			if strings.Trim(line, "|-: ") == "" {
+				continue // table rule
+			}
+			if header == nil {
+				header = cells
+				continue
+			}
+			rows++
+			out = append(out, snippetSentence{text: tableSentence(header, cells), body: strings.Join(cells, " "), header: strings.Join(header, " ")})
+		default:
+			if m := listMarker.FindString(line); m != "" {
+				flush()
+				line = strings.TrimSpace(line[len(m):])
+			}
+			if line != "" {
+				para = append(para, line)
+			}
+		}
+	}
+	flush()
+	if header != nil && rows == 0 {
+		out = append(out, snippetSentence{text: strings.Join(header, ", "), body: strings.Join(header, " ")})
+	}
+	return out
+}
+
+// tableSentence says a table row: its first cell, then each other cell
+// after its header. The separators keep the cells' numbers apart.
+func tableSentence(header, cells []string) string {
+	var b strings.Builder
+	b.WriteString(cells[0])
+	sep := " — "
+	for i, c := range cells[1:] {
+		if c == "" {
+			continue
+		}
+		b.WriteString(sep)
+		sep = "; "
+		if i+1 < len(header) && header[i+1] != "" {
+			b.WriteString(lowerFirst(header[i+1]) + ": ")
+		}
+		b.WriteString(c)
+	}
+	return b.String()
+}
+
+// lowerFirst lower-cases the first letter of a word that is not an acronym.
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if r2, _ := utf8.DecodeRuneInString(s[n:]); unicode.IsUpper(r) && !unicode.IsUpper(r2) {
+		return string(unicode.ToLower(r)) + s[n:]
+	}
+	return s
+}
+
+// splitSentences splits running text after . ! or ? followed by a capital
+// letter; the first letter of each sentence is made a capital.
+func splitSentences(text string) []string {
+	var out []string
+	for text != "" {
+		end := len(text)
+		if loc := sentenceEnd.FindStringIndex(text); loc != nil {
+			end = loc[0] + 1
+		}
+		if s := strings.TrimSpace(text[:end]); s != "" {
+			r, n := utf8.DecodeRuneInString(s)
+			out = append(out, string(unicode.ToUpper(r))+s[n:])
+		}
+		text = text[end:]
+	}
+	return out
+}
+
+// qword is a content word of the question.
+type qword struct {
+	word    string
+	stems   []string
+	concept map[string]bool // words of its concept (price: kr, SEK, …), or nil
+	weight  float64
+	any     func(*sentence) bool // a virtual word: matched by a property
+}
+
+// match is how well s answers q: 1 through a stem or the concept, 0.7
+// through a close spelling or a compound of it, 0.5 through a part of the
+// question's compound, else 0; halved for a word only in a table header.
+func (q *qword) match(s *sentence) float64 {
+	if q.any != nil {
+		if q.any(s) {
+			return 1
+		}
+		return 0
+	}
+	best := 0.0
+	for _, st := range q.stems {
+		best = max(best, s.words[st])
+	}
+	for w := range q.concept {
+		best = max(best, s.words[w])
+	}
+	if best == 1 {
+		return 1
+	}
+	n := utf8.RuneCountInString(q.word)
+	for w, weight := range s.words {
+		m := utf8.RuneCountInString(w)
+		switch {
+		case n >= 5 && m >= 4 && withinEdits(q.word, w, 1+n/8):
+			best = max(best, 0.7*weight) // a misspelling
+		case n >= 4 && m >= n+3 && (strings.HasPrefix(w, q.word) || strings.HasSuffix(w, q.word) ||
+			len(q.stems[0]) >= 4 && strings.HasPrefix(w, q.stems[0])):
+			best = max(best, 0.7*weight) // a compound of the question's word
+		case m >= 5 && n >= m+3 && (strings.HasPrefix(q.word, w) || strings.HasSuffix(q.word, w)):
+			best = max(best, 0.5*weight) // a part of the question's compound
+		}
+	}
+	return best
+}
+
+// questionParts splits a question into its parts (at ? ! ; or ". ", and
+// before a question word after "and", "och", "also" or a comma) and
+// returns the content words of each: stop words of either language and the
+// small talk of support chats left out, each word once. A part asking for
+// an amount ("how much", "när") also has a virtual word, matched by any
+// sentence with a digit.
+func questionParts(question string) [][]*qword {
+	var parts [][]*qword
+	seen := map[string]bool{}
+	lower := strings.ToLower(question)
+	for _, text := range partEnd.Split(lower, -1) {
+		cuts := []int{0}
+		for _, m := range partJoin.FindAllStringSubmatchIndex(text, -1) {
+			cuts = append(cuts, m[2])
+		}
+		cuts = append(cuts, len(text))
+		for k := 0; k+1 < len(cuts); k++ {
+			text := text[cuts[k]:cuts[k+1]]
+			var part []*qword
+			words(text, func(w string) {
+				if seen[w] || stopWord(w) || utf8.RuneCountInString(w) < 2 {
+					return
+				}
+				seen[w] = true
+				q := &qword{word: w, stems: stemsOf(w), weight: 1}
+				for _, c := range concepts {
+					for _, st := range q.stems {
+						if c[st] {
+							q.concept = c
+						}
+					}
+				}
+				part = append(part, q)
+			})
+			if amountQuestion.MatchString(text) {
+				part = append(part, &qword{word: "#", weight: 0.5, any: func(s *sentence) bool { return s.digit }})
+			}
+			if len(part) > 0 {
+				parts = append(parts, part)
+			}
+		}
+	}
+	return parts
+}
+
+var (
+	partEnd  = regexp.MustCompile(`[?!;]+|\.\s`)
+	partJoin = regexp.MustCompile(`(?:,|\band\b|\boch\b|\balso\b|\bsamt\b|\bplus\b)\s+(?:(?:and|och|also|plus|then|sen|så)\s+)?((?:how|what|whats|when|where|which|why|who|can|could|do|does|is|are|will|would|should|hur|vad|när|var|vilken|vilket|vilka|varför|kan|går|finns|har|är|ska|får|måste)\b)`)
+)
+
+var amountQuestion = regexp.MustCompile(`\b(?:how (?:much|many|long|often|soon|fast)|when|what time|hur (?:mycket|många|länge|lång|ofta|snabbt)|när|vilken tid)\b|\bcost|\bkosta|\bpris|\bprice`)
+
+// concepts are sets of stems a question word and a sentence share a
+// meaning through: a price question is answered by a sentence in kronor.
+var concepts = []map[string]bool{
+	stemSet("cost costs price prices pricing fee fees charge expensive cheap kr sek kronor krona € eur euro " +
+		"kostar kosta kostnad pris priset priser avgift avgiften betala dyr dyrt billig billigt"),
+	stemSet("refund refunds money back återbetalning återbetala pengarna tillbaka"),
+	stemSet("phone telephone call ring telefon telefonnummer"),
+	stemSet("email mail e-post epost mejl mejla"),
+}
+
+func stemSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+		for _, s := range stemsOf(w) {
+			m[s] = true
+		}
+	}
+	return m
+}
+
+// words calls fn with each lower-cased word of text (runs of letters and
+// digits; a hyphenated word also as one: "e-post" → "e", "post", "epost").
+func words(text string, fn func(string)) {
+	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
+	}) {
+		parts := strings.FieldsFunc(f, func(r rune) bool { return r == '-' })
+		for _, p := range parts {
+			fn(p)
+		}
+		if len(parts) > 1 {
+			fn(strings.Join(parts, ""))
+		}
+	}
+}
+
+// stemsOf returns the English and the Swedish stem of a word (a word with
+// digits is its own stem).
+func stemsOf(w string) []string {
+	if strings.ContainsAny(w, "0123456789") {
+		return []string{w}
+	}
+	en, sv := english.Stem(w, true), swedish.Stem(w, true)
+	if en == sv {
+		return []string{en}
+	}
+	return []string{en, sv}
+}
+
+func stopWord(w string) bool {
+	return english.IsStopWord(w) || swedish.IsStopWord(w) || smallTalk[w]
+}
+
+// smallTalk are words of support chats that say nothing about the subject.
+var smallTalk = setOf(`hi hello hey please pls plz thanks thank thx ok okay yes no
+	would could also much many want wanna like tell know need get got let wondering wonder
+	question quick anyone someone something anything guys mate im dont cant whats
+	hej hallå tack snälla undrar vill ska får få finns gör göra också bara lite typ
+	alltså asså okej kolla fråga många mycket`)
+
+// withinEdits reports whether a and b are at most k edits (insert, delete,
+// substitute, swap adjacent letters) apart.
+func withinEdits(a, b string, k int) bool {
+	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d > k || -d > k {
+		return false
+	}
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		low := i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+			low = min(low, cur[j])
+		}
+		if low > k {
+			return false
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)] <= k
 }
 
 // HallucinateTrigger in a question makes the mock change the numbers it
 // says (SPEC §8). The handler leaves it out of the retrieval query.
 const HallucinateTrigger = "hallucinate"
-
-var (
-	listMarker = regexp.MustCompile(`^(?:#+\s*|[-*+>]\s+|[0-9]+[.)]\s+)+`)
-	emphasis   = strings.NewReplacer("**", "", "__", "", "`", "")
-)
-
-// cleanSnippet turns 1–3 markdown lines into running text: markers
-// (headings, bullets, ordered-list numbers, table pipes, emphasis) go,
-// numbers stay exactly as written, each line ends a sentence.
-func cleanSnippet(s string) string {
-	var out []string
-	for _, line := range strings.Split(s, "\n") {
-		line = strings.TrimSpace(emphasis.Replace(line))
-		line = strings.TrimSpace(listMarker.ReplaceAllString(line, ""))
-		if strings.HasPrefix(line, "|") {
-			if strings.Trim(line, "|-: ") == "" {
-				continue // table rule
-			}
-			cells := strings.Split(strings.Trim(line, "|"), "|")
-			for i := range cells {
-				cells[i] = strings.TrimSpace(cells[i])
-			}
-			line = strings.Join(cells, ", ")
-		}
-		if line == "" {
-			continue
-		}
-		if !strings.ContainsAny(line[len(line)-1:], ".!?:") {
-			line += "."
-		}
-		out = append(out, line)
-	}
-	return strings.Join(out, " ")
-}
 
 // hallucinate changes the last digit of every number in answer so that no
 // snippet grounds it; an answer without numbers gets an invented one.

@@ -450,9 +450,10 @@ func TestBrowserAfterModeNeverShowsWrongNumber(t *testing.T) {
 // 5. Cancel mid-stream with the Cancel button and with Esc: the stream ends
 // cancelled, no response, no suggestion.
 func TestBrowserCancel(t *testing.T) {
-	// Slower tokens than the other tests: the answer must still be streaming
-	// when the click lands, even on a loaded machine.
-	p := openPage(t, func(c *config) { c.TokenDelay = delayRange{50 * time.Millisecond, 80 * time.Millisecond} })
+	// Slower tokens than the other tests: the answer (a sentence or two of a
+	// few tokens) must still be streaming when the click lands, even on a
+	// loaded machine.
+	p := openPage(t, func(c *config) { c.TokenDelay = delayRange{150 * time.Millisecond, 200 * time.Millisecond} })
 	for _, how := range []string{"button", "esc"} {
 		// The message asks for an action too: cancelled, it gets no suggestion.
 		p.type_("What does Premium cost? Please call me back on +46 70 123 45 67.")
@@ -522,7 +523,8 @@ func TestBrowserActionConfirmTwice(t *testing.T) {
 // 8. The server restarts: the page shows it reconnecting, comes back by
 // itself to the new server on the same address, and a new question works.
 func TestBrowserReconnectAfterRestart(t *testing.T) {
-	p := openPage(t)
+	// slow tokens: the short answer must still be streaming at the shutdown
+	p := openPage(t, func(c *config) { c.TokenDelay = delayRange{150 * time.Millisecond, 200 * time.Millisecond} })
 	webtest.Eval[bool](t, p.tab, `(window.__conn = [], new MutationObserver(() => window.__conn.push(document.querySelector("#conn-state").dataset.state)).observe(document.querySelector("#conn-state"), {attributes: true}), true)`)
 
 	// An answer is streaming when the server shuts down gracefully.

@@ -159,8 +159,10 @@ func TestAfterMode(t *testing.T) {
 	checkGrounded(t, checkFlow(t, c.answer("a2"), "a2", lambda.ReasonDone, lambda.StatusVerified), "399")
 }
 
-// slow is a token delay long enough to act mid-stream.
-func slow(c *config) { c.TokenDelay = delayRange{5 * time.Millisecond, 5 * time.Millisecond} }
+// slow is a token delay long enough to act mid-stream: the mock's answer to
+// "What does Premium cost?" is one cited sentence of 5 tokens, so the client
+// has 4 × 40 ms after the first stream frame.
+func slow(c *config) { c.TokenDelay = delayRange{40 * time.Millisecond, 40 * time.Millisecond} }
 
 func TestCancelMidStream(t *testing.T) {
 	ts := startServer(t, slow)

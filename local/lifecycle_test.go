@@ -22,7 +22,8 @@ import (
 func isGone(err error) bool { return errors.Is(err, lambda.ErrGone) }
 
 func TestShutdownMidStream(t *testing.T) {
-	ts := startServer(t, func(c *config) { c.TokenDelay = delayRange{20 * time.Millisecond, 20 * time.Millisecond} })
+	// the answer is 5 tokens: 4 × 60 ms to shut down in after the first
+	ts := startServer(t, func(c *config) { c.TokenDelay = delayRange{60 * time.Millisecond, 60 * time.Millisecond} })
 	c := ts.dial(t, "", nil)
 	idle := ts.dial(t, "", nil)
 	c.message("s1", "What does Premium cost?")
