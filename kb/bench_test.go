@@ -134,7 +134,7 @@ func BenchmarkSearchDefault(b *testing.B) {
 }
 
 // BenchmarkSearchQuestions runs every question of testdata/retrieval.jsonl
-// and testdata/customers.jsonl against the default base and reports the p50
+// against the default base and reports the p50
 // and p99 latency of one search, with the expansion cache warm (every word
 // seen before) and cold (emptied before every search).
 func BenchmarkSearchQuestions(b *testing.B) {
@@ -144,9 +144,6 @@ func BenchmarkSearchQuestions(b *testing.B) {
 	}
 	var qs []string
 	for _, c := range loadRetrievalCases(b) {
-		qs = append(qs, c.Query)
-	}
-	for _, c := range loadCustomerCases(b) {
 		qs = append(qs, c.Query)
 	}
 	for _, cold := range []bool{false, true} {
