@@ -32,8 +32,8 @@ func TestExplainRetrieval(t *testing.T) {
 					if stopWord(tok) || conversationWords[tok] {
 						return
 					}
-					exps, exact, known := ix.expand(tok, lang)
-					fmt.Printf("     %s exact=%v known=%v salient=%v %v\n", tok, exact, known, !known && isSalient(tok, orig, names), exps)
+					w := ix.info(tok, lang)
+					fmt.Printf("     %s exact=%v known=%v salient=%v parts=%s+%s %v\n", tok, w.exact, w.known, !w.known && isSalient(tok, orig, names, w.filler), w.left, w.right, w.exps)
 				})
 			}
 		}

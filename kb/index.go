@@ -69,35 +69,50 @@ type index struct {
 // it when full.
 type expansionCache struct {
 	mu sync.Mutex
-	m  map[stemKey]cachedExpansion
+	m  map[stemKey]wordInfo
 }
 
-type cachedExpansion struct {
+// wordInfo is what the index makes of a query word.
+type wordInfo struct {
 	exps         expansions // read only once cached
-	exact, known bool
+	exact, known bool       // see expand
+	left, right  string     // its parts, when it is a compound (see splitCompound)
+	filler       bool       // unknown, and one edit from a stop word or a word of conversation
 }
 
 // maxCachedWords bounds the expansion cache of one index.
 const maxCachedWords = 4096
 
-// expandCached is expand through the index's cache.
-func (ix *index) expandCached(word, lang string) (expansions, bool, bool) {
+// expandCached is info through the index's cache.
+func (ix *index) expandCached(word, lang string) wordInfo {
 	k := stemKey{word, lang}
 	c := &ix.cache
 	c.mu.Lock()
 	e, ok := c.m[k]
 	c.mu.Unlock()
 	if ok {
-		return e.exps, e.exact, e.known
+		return e
 	}
-	exps, exact, known := ix.expand(word, lang)
+	e = ix.info(word, lang)
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= maxCachedWords {
-		c.m = make(map[stemKey]cachedExpansion)
+		c.m = make(map[stemKey]wordInfo)
 	}
-	c.m[k] = cachedExpansion{exps, exact, known}
+	c.m[k] = e
 	c.mu.Unlock()
-	return exps, exact, known
+	return e
+}
+
+// info returns what the index makes of a query word.
+func (ix *index) info(word, lang string) wordInfo {
+	var w wordInfo
+	w.exps, w.exact, w.known = ix.expand(word, lang)
+	w.left, w.right = ix.splitCompound(word)
+	if w.left != "" {
+		w.known = true // searched as its parts (see analyse)
+	}
+	w.filler = !w.known && nearFiller(word)
+	return w
 }
 
 type stemKey struct{ word, lang string }
@@ -328,7 +343,7 @@ func (es *expansions) add(stem string, w float64) {
 func (ix *index) addWord(es *expansions, word string, w float64) bool {
 	var buf [2]string
 	found := false
-	for _, s := range stems(word, "", buf[:0]) {
+	for _, s := range stemsOf(word, buf[:0]) {
 		if _, ok := ix.terms[s]; ok {
 			es.add(s, w)
 			found = true
@@ -379,11 +394,6 @@ func (ix *index) expand(word, lang string) (exps expansions, exact, known bool) 
 			known = true
 		}
 	}
-	if !known {
-		if left, _ := ix.splitCompound(word); left != "" {
-			known = true // searched as its parts (see analyse)
-		}
-	}
 	return exps, exact, known
 }
 
@@ -400,8 +410,9 @@ func (ix *index) splitCompound(word string) (string, string) {
 		if !ix.wordKnown(right) {
 			continue
 		}
-		for _, l := range [3]string{left, strings.TrimSuffix(left, "s"), strings.TrimSuffix(left, "e")} {
-			if utf8.RuneCountInString(l) >= 3 && ix.wordKnown(l) {
+		// a linking "s" or "e" is dropped when the word is known without it
+		for _, l := range [2]string{left[:len(left)-1], left} {
+			if (l == left || left[len(left)-1] == 's' || left[len(left)-1] == 'e') && utf8.RuneCountInString(l) >= 3 && ix.wordKnown(l) {
 				return l, right
 			}
 		}
@@ -412,14 +423,17 @@ func (ix *index) splitCompound(word string) (string, string) {
 // wordKnown reports a word whose stem the index holds, or a word of the
 // thesaurus with a word the index holds.
 func (ix *index) wordKnown(w string) bool {
-	var buf [2]string
-	for _, st := range stems(w, "", buf[:0]) {
-		if _, ok := ix.terms[st]; ok {
-			return true
-		}
+	if ix.langs[w] != 0 {
+		return true
 	}
 	for _, syn := range synonyms[w] {
 		if ix.langs[syn] != 0 {
+			return true
+		}
+	}
+	var buf [2]string
+	for _, st := range stemsOf(w, buf[:0]) {
+		if _, ok := ix.terms[st]; ok {
 			return true
 		}
 	}
@@ -534,45 +548,22 @@ func (ix *index) compounds(exps *expansions, s string, inLang func(string) bool)
 	for k := len(r) - 1; k >= minCompoundLen; k-- {
 		if v := string(r[:k]); inLang(v) {
 			exps.add(v, wCompound)
-			known = known || ix.partKnown(string(r[k:]), 1)
+			known = known || ix.partKnown(string(r[k:]))
 		}
 		if v := string(r[len(r)-k:]); inLang(v) {
 			exps.add(v, wCompound)
-			known = known || ix.partKnown(string(r[:len(r)-k]), 1)
+			known = known || ix.partKnown(string(r[:len(r)-k]))
 		}
 	}
 	return known
 }
 
-// partKnown reports whether the rest of a compound is a known word: an
-// indexed word or stem, a word of a thesaurus group with indexed words, a
-// word of conversation, or (depth > 0) itself such a compound.
-func (ix *index) partKnown(w string, depth int) bool {
-	for _, cand := range []string{w, strings.TrimPrefix(w, "s"), strings.TrimPrefix(w, "e"), strings.TrimSuffix(w, "s"), strings.TrimSuffix(w, "e")} {
-		if utf8.RuneCountInString(cand) < 3 {
-			continue
-		}
-		if ix.langs[cand] != 0 || conversationWords[cand] {
+// partKnown reports whether the rest of a compound is a known word (a
+// linking "s" or "e" dropped): see wordKnown, or a word of conversation.
+func (ix *index) partKnown(w string) bool {
+	for _, cand := range [3]string{w, strings.TrimPrefix(w, "s"), strings.TrimPrefix(w, "e")} {
+		if utf8.RuneCountInString(cand) >= 3 && (conversationWords[cand] || ix.wordKnown(cand)) {
 			return true
-		}
-		var buf [2]string
-		for _, st := range stems(cand, "", buf[:0]) {
-			if _, ok := ix.terms[st]; ok {
-				return true
-			}
-		}
-		for _, syn := range synonyms[cand] {
-			if ix.langs[syn] != 0 {
-				return true
-			}
-		}
-		if depth > 0 {
-			r := []rune(cand)
-			for k := 3; k <= len(r)-3; k++ {
-				if ix.partKnown(string(r[:k]), 0) && ix.partKnown(string(r[k:]), depth-1) {
-					return true
-				}
-			}
 		}
 	}
 	return false
@@ -821,7 +812,8 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor) 
 			if seen(w) {
 				return
 			}
-			exps, exact, kn := ix.expandCached(w, lang)
+			info := ix.expandCached(w, lang)
+			exps, exact, kn := info.exps, info.exact, info.known
 			if covered[w] && !exact {
 				return // part of a phrase, meaningless alone
 			}
@@ -831,7 +823,7 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor) 
 				// not a misspelling or a compound of the knowledge base's
 				// words
 				exps, kn = nil, false
-			} else if left, right := ix.splitCompound(w); left != "" {
+			} else if left, right := info.left, info.right; left != "" {
 				// A compound is also searched as its parts: when the
 				// knowledge base does not hold it whole, as two words
 				// ("lagringstillägget" → "lagring", "tillägget"); when it
@@ -860,7 +852,7 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor) 
 						q.weight = max(q.weight, ix.idf(len(ix.terms[e.stem])))
 					}
 				}
-			case isSalient(w, orig, names):
+			case isSalient(w, orig, names, info.filler):
 				sal = true
 				q.weight = maxIDF
 			case utf8.RuneCountInString(w) == 3:
@@ -923,13 +915,13 @@ func capitalised(orig string) bool {
 
 // isSalient reports whether a word the knowledge base does not know says
 // what a question is about.
-func isSalient(w, orig string, names map[string]bool) bool {
+func isSalient(w, orig string, names map[string]bool, filler bool) bool {
 	switch {
 	case names[w], isDigits(w):
 		return false
 	case utf8.RuneCountInString(w) <= 3 && !isName(orig):
 		return false // "fre", "u", "re": a slip or an abbreviation
-	case !isName(orig) && nearFiller(w):
+	case !isName(orig) && filler:
 		return false
 	}
 	return true
@@ -978,7 +970,7 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 		if slices.ContainsFunc(words, func(q qword) bool { return q.word == c }) {
 			continue
 		}
-		exps, _, _ := ix.expandCached(c, lang)
+		exps := ix.expandCached(c, lang).exps
 		ctx := make(expansions, len(exps))
 		for i, e := range exps {
 			ctx[i] = expansion{e.stem, e.weight * wMessage}

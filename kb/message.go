@@ -1,7 +1,7 @@
 package kb
 
 import (
-	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -65,27 +65,58 @@ råkade råka misstag oavsiktligt igen heter bor skriva skriver leverantör leve
 två tre fyra fem sex sju åtta nio tio elva tolv
 `)
 
-// nameContext finds names written where a customer introduces themselves,
-// greets, signs or says where they live or come from ("I'm Anna",
-// "from Västerås", "jag heter Lars och bor i Luleå", "my daughter Emma").
-// A name there is not what the question is about.
-var nameContext = regexp.MustCompile(`(?i:\b(?:i'm|i am|im|my name is|name's|this is|call me|from|live in|living in|based in|moved to|` +
-	`my (?:son|daughter|wife|husband|partner|mum|mom|dad|friend|grandson|granddaughter)|` +
-	`hi|hello|hey|dear|regards|thanks|cheers|jag heter|heter|mitt namn är|jag är|från|bor i|bor på|flyttat till|` +
-	`min (?:son|dotter|fru|man|sambo|mamma|pappa|kompis)|hej|hallå|tjena|hälsningar|mvh|tack))[\s,]+` +
-	`(\p{Lu}[\p{L}\p{M}'’-]*(?:\s+\p{Lu}[\p{L}\p{M}'’-]*)?)`)
+// nameTriggers are the words after which a customer writes a name when
+// introducing themselves, greeting, signing or saying where they live or
+// come from ("I'm Anna", "from Västerås", "jag heter Lars och bor i Luleå",
+// "my daughter Emma"). A name there is not what the question is about.
+var nameTriggers = wordSet(`
+i'm im name's from hi hello hey dear regards thanks cheers heter från hej hallå tjena hälsningar mvh tack
+i_am name_is this_is call_me live_in living_in based_in moved_to jag_är bor_i bor_på namn_är flyttat_till
+my_son my_daughter my_wife my_husband my_partner my_mum my_mom my_dad my_friend my_grandson my_granddaughter
+min_son min_dotter min_fru min_man min_sambo min_mamma min_pappa min_kompis
+`)
 
-// contextNames returns the lower-case words of the names nameContext finds.
+// contextNames returns the lower-case words of the names written after a
+// name trigger: a capitalised word, and the capitalised word after it.
 func contextNames(msg string) map[string]bool {
 	if !strings.ContainsFunc(msg, unicode.IsUpper) {
 		return nil
 	}
 	var names map[string]bool
-	for _, m := range nameContext.FindAllStringSubmatchIndex(msg, -1) {
-		if names == nil {
-			names = map[string]bool{}
+	var prev [2]string // the two words before, lower case
+	taken := 0         // words of the current name (at most two)
+	start, end := -1, 0
+	word := func(w string) {
+		r, _ := utf8.DecodeRuneInString(w)
+		trigger := nameTriggers[prev[1]] || nameTriggers[prev[0]+"_"+prev[1]]
+		if strings.TrimSpace(msg[end:start]) != "" {
+			taken = 0 // a name's two words stand side by side
 		}
-		tokenize(msg[m[2]:m[3]], func(tok string) { names[tok] = true })
+		if unicode.IsUpper(r) && (trigger || taken == 1) {
+			if names == nil {
+				names = map[string]bool{}
+			}
+			tokenize(w, func(tok string) { names[tok] = true })
+			taken++
+		} else {
+			taken = 0
+		}
+		prev[0], prev[1] = prev[1], strings.ToLower(strings.ReplaceAll(w, "’", "'"))
+	}
+	for i, r := range msg {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || (r == '\'' || r == '’') && start >= 0 {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			word(msg[start:i])
+			start, end = -1, i
+		}
+	}
+	if start >= 0 {
+		word(msg[start:])
 	}
 	return names
 }
@@ -162,33 +193,59 @@ func wordSet(s string) map[string]bool {
 // conversation ("ther", "mutch", "wats"): a misspelling of nothing the
 // knowledge base is about.
 func nearFiller(w string) bool {
-	n := utf8.RuneCountInString(w)
-	if n < 4 {
+	r := []rune(w)
+	if len(r) < 4 {
 		return false
 	}
-	for _, list := range fillers {
-		for _, f := range list {
-			if d := utf8.RuneCountInString(f) - n; d <= 1 && d >= -1 && osa(w, f, 1) <= 1 {
-				return true
-			}
+	return nearWord(r, fillers, 1)
+}
+
+// fuzzyList is a list of words prepared for nearWord.
+type fuzzyList []fuzzyWord
+
+func newFuzzyList(words []string) fuzzyList {
+	slices.Sort(words)
+	words = slices.Compact(words)
+	l := make(fuzzyList, len(words))
+	for i, w := range words {
+		r := []rune(w)
+		l[i] = fuzzyWord{word: w, runes: r, mask: letterMask(r)}
+	}
+	return l
+}
+
+// nearWord reports whether r is within budget edits of a word of l.
+func nearWord(r []rune, l fuzzyList, budget int) bool {
+	return firstNear(r, l, budget) != ""
+}
+
+// firstNear returns the first word of l within budget edits of r, or "".
+func firstNear(r []rune, l fuzzyList, budget int) string {
+	mask := letterMask(r)
+	for i := range l {
+		v := &l[i]
+		if d := len(v.runes) - len(r); d > budget || d < -budget || popcount(mask^v.mask) > 2*budget {
+			continue
+		}
+		if osaRunes(r, v.runes, budget) <= budget {
+			return v.word
 		}
 	}
-	return false
+	return ""
 }
 
 // fillers are the words nearFiller compares with.
-var fillers = func() [][]string {
-	common := strings.Fields(`the there their they them then than that this these those what whats which when where
+var fillers = func() fuzzyList {
+	words := strings.Fields(`the there their they them then than that this these those what whats which when where
 with much many does have would could should your yours about from just some very will also here were been being
 into only other again more most such every anyone anything something please thanks
 och det att som för med har inte kan vad hur när mycket många eller till från detta denna dessa vilken vilka
 någon något några också bara själv sedan efter innan under över alla allt andra annan annat`)
-	var extra, conv []string
 	for w := range extraStop {
-		extra = append(extra, w)
+		words = append(words, w)
 	}
 	for w := range conversationWords {
-		conv = append(conv, w)
+		words = append(words, w)
 	}
-	return [][]string{common, extra, conv}
+	return newFuzzyList(words)
 }()

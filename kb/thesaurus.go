@@ -216,30 +216,48 @@ var synonyms = func() map[string][]string {
 	return m
 }()
 
-// thesaurusWords are the words of the thesaurus, for nearSynonym.
-var thesaurusWords = func() [][]rune {
-	var out [][]rune
+// thesaurusStems are the stems (both languages) of the words of the
+// thesaurus and its phrases, stemmed once.
+var thesaurusStems = func() map[string][]string {
+	m := map[string][]string{}
+	add := func(w string) { m[w] = stems(w, "", nil) }
 	for w := range synonyms {
-		out = append(out, []rune(w))
+		add(w)
 	}
-	slices.SortFunc(out, func(a, b []rune) int { return strings.Compare(string(a), string(b)) })
-	return out
+	for _, w := range phraseWords {
+		add(w)
+	}
+	for _, w := range phraseHints {
+		add(w)
+	}
+	return m
+}()
+
+// stemsOf is stems(w, "", buf), from thesaurusStems when it has w.
+func stemsOf(w string, buf []string) []string {
+	if ss, ok := thesaurusStems[w]; ok {
+		return ss
+	}
+	return stems(w, "", buf)
+}
+
+// thesaurusWords are the words of the thesaurus, for nearSynonym.
+var thesaurusWords = func() fuzzyList {
+	words := make([]string, 0, len(synonyms))
+	for w := range synonyms {
+		words = append(words, w)
+	}
+	return newFuzzyList(words)
 }()
 
 // nearSynonym returns the first word of the thesaurus (in lexical order)
 // within the edit budget of a word of at least 5 letters, or "".
 func nearSynonym(word string) string {
 	r := []rune(word)
-	budget := editBudget(len(r))
 	if len(r) < 5 {
 		return ""
 	}
-	for _, v := range thesaurusWords {
-		if d := len(v) - len(r); d <= budget && d >= -budget && osaRunes(r, v, budget) <= budget {
-			return string(v)
-		}
-	}
-	return ""
+	return firstNear(r, thesaurusWords, editBudget(len(r)))
 }
 
 func contains(s []string, w string) bool {
