@@ -702,8 +702,10 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float
 
 	var found [2][][]ranked // per kind of part (question, statement): the ranked hits of each part
 	var before []string     // the words of the parts before
+	offTopicQuestion := false
 	for _, p := range parts {
-		ws := b.analyse(p, lang, names, fl)
+		ws, off := b.analyse(p, lang, names, fl)
+		offTopicQuestion = offTopicQuestion || off && p.question
 		// A part of one or two words leans on the parts before it: "How
 		// much is Family and how much storage do we get?"
 		var context []string
@@ -727,7 +729,10 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float
 		s.reset()
 	}
 	lists := found[0]
-	if len(lists) == 0 {
+	if len(lists) == 0 && !offTopicQuestion {
+		// no question, or none with an answer: the statements ("my card
+		// payment failed."); but not when the question is off topic
+		// ("I have Premium. What does Netflix cost?")
 		lists = found[1]
 	}
 	return merge(lists, k), known
@@ -792,7 +797,7 @@ func merge(lists [][]ranked, k int) []ranked {
 // typing slip or an abbreviation), a number, a misspelt stop word or word
 // of conversation, or a name where a customer introduces themselves; with
 // the relevance floor on, one salient word puts the part off topic.
-func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor) []qword {
+func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor) (words []qword, offTopic bool) {
 	ix := b.idx
 	maxIDF := ix.idf(1)
 	var out []qword
@@ -884,9 +889,9 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor) 
 		out = append(out, ws...)
 	}
 	if salient && fl.query > 0 {
-		return nil
+		return nil, true
 	}
-	return out
+	return out, false
 }
 
 // isName reports a word written with a capital letter after its first

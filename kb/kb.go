@@ -47,9 +47,11 @@
 // A message is read whole: it is cut into parts (sentences, and two
 // questions joined by "and"/"och"), each part is searched, and the best
 // hits of every part are merged (each part's best first, each snippet
-// once). Questions are preferred to statements; clauses with no word the
-// knowledge base knows ("Hi", "hope you're well") are small talk; words of
-// conversation (greetings, family, thinking and hoping) are not searched.
+// once). Questions are preferred to statements (which are searched only
+// when no question finds anything and none is off topic); clauses with no
+// word the knowledge base knows ("Hi", "hope you're well") are small talk;
+// words of conversation (greetings, family, thinking and hoping) are not
+// searched.
 //
 // The relevance floor and the off-topic rule: a part is answered only when
 // no salient word of it is unknown — a word the knowledge base does not
