@@ -558,6 +558,19 @@ func (ix *index) compounds(exps *expansions, s string, inLang func(string) bool)
 	return known
 }
 
+// prefixOf adds the stems of the indexed words that w begins, and reports
+// whether there were any.
+func (ix *index) prefixOf(exps *expansions, w string) bool {
+	found := false
+	for i, _ := slices.BinarySearchFunc(ix.fwords, w, func(f fuzzyWord, t string) int { return strings.Compare(f.word, t) }); i < len(ix.fwords) && strings.HasPrefix(ix.fwords[i].word, w); i++ {
+		for _, st := range ix.surface[ix.fwords[i].word] {
+			exps.add(st, wCompound)
+		}
+		found = true
+	}
+	return found
+}
+
 // partKnown reports whether the rest of a compound is a known word (a
 // linking "s" or "e" dropped): see wordKnown, or a word of conversation.
 func (ix *index) partKnown(w string) bool {
@@ -826,8 +839,11 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor) 
 				// "iPhone", "YouTube", "HBO", "Systembolaget" (a capital
 				// inside the word or the sentence): a name is what it is,
 				// not a misspelling or a compound of the knowledge base's
-				// words
+				// words; it may begin one ("Mac" → "macOS")
 				exps, kn = nil, false
+				if utf8.RuneCountInString(w) >= 3 {
+					kn = ix.prefixOf(&exps, w)
+				}
 			} else if left, right := info.left, info.right; left != "" {
 				// A compound is also searched as its parts: when the
 				// knowledge base does not hold it whole, as two words

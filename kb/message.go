@@ -48,7 +48,7 @@ hope hoping hoped well fine great good nice lovely awesome cool happy glad sad s
 quick quickly question questions query wondering wondered wonder think thinking thought guess believe feel
 love loving loved enjoy really actually basically probably maybe perhaps definitely though anyway just far lot lots
 bit already ever never always sure whether whenever possible able kind sort one ones someone everyone
-mistake mistakenly accident accidentally without another provider providers again doesnt isnt wont didnt havent arent cannot write called named live living
+instead rather since because mistake mistakenly accident accidentally without another provider providers again doesnt isnt wont didnt havent arent cannot write called named live living
 haha hehe lol omg btw cheers regards best kindly dear sir madam team folks guys there
 wife husband son daughter kids kid child grandson granddaughter grandma grandpa grandmother grandfather
 mum mom dad mother father parents parent brother sister partner boyfriend girlfriend twins baby friend's
@@ -61,7 +61,7 @@ undrar undrade funderar funderade fundera tänker tänkte tror trodde känns gil
 kanske nog väl ju visst liksom typ precis redan aldrig alltid säker huruvida möjligt hälsningar hälsning mvh
 vänliga vänlig fru make man sambo dotter döttrar son söner barnbarn mormor morfar farmor farfar mamma pappa
 föräldrar syster bror tvillingar bebis kompis kompisar säga sa sagt förstår förstod menar betyder hjälp hjälpa
-råkade råka misstag oavsiktligt igen heter bor skriva skriver leverantör leverantörer förhand
+istället ändå dock därför eftersom fortfarande råkade råka misstag oavsiktligt igen heter bor skriva skriver leverantör leverantörer förhand
 två tre fyra fem sex sju åtta nio tio elva tolv
 `)
 

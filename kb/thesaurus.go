@@ -55,6 +55,8 @@ var synonymGroups = [][]string{
 	{"radera", "raderade", "raderat", "papperskorg", "papperskorgen", "slänga", "slängt"},
 	{"recover", "restore", "restored", "undelete", "back"},
 	{"återställa", "återställ", "återskapa", "tillbaka"},
+	{"speed", "slow", "slower", "fast", "faster", "bandwidth"},
+	{"hastighet", "hastigheten", "långsam", "långsamt", "seg", "segt", "bandbredd"},
 	{"hardware", "box", "equipment"},
 	{"hårdvara", "hårdvaran", "box", "boxen", "utrustning"},
 	{"full", "exceed", "exceeded", "over"},
