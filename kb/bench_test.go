@@ -133,10 +133,16 @@ func BenchmarkSearchDefault(b *testing.B) {
 	}
 }
 
-// BenchmarkSearchQuestions runs every question of testdata/retrieval.jsonl
-// and testdata/customers.jsonl against the default base and reports the p50
-// and p99 latency of one search, with the expansion cache warm (every word
-// seen before) and cold (emptied before every search).
+// BenchmarkSearchQuestions runs every message of testdata/retrieval.jsonl
+// against the default base, in turn, and reports the latency of one search:
+// p50-µs and p99-µs over every search run, and p99-best-µs, the p99 over
+// the messages of each message's fastest run (what the search costs,
+// without the pauses a busy machine adds to single runs).
+//
+// warm: every word was seen before (the expansion cache holds it); cold:
+// the cache is emptied before every search, so every word of the message is
+// expanded as if the index had never seen it — the cost of a message's
+// first search after a start (and of words never asked before).
 func BenchmarkSearchQuestions(b *testing.B) {
 	base, err := Default()
 	if err != nil {
@@ -144,9 +150,6 @@ func BenchmarkSearchQuestions(b *testing.B) {
 	}
 	var qs []string
 	for _, c := range loadRetrievalCases(b) {
-		qs = append(qs, c.Query)
-	}
-	for _, c := range loadCustomerCases(b) {
 		qs = append(qs, c.Query)
 	}
 	for _, cold := range []bool{false, true} {
@@ -159,6 +162,7 @@ func BenchmarkSearchQuestions(b *testing.B) {
 				base.Search(q, 3) // warm the cache
 			}
 			var times []time.Duration
+			best := make([]time.Duration, len(qs))
 			i := 0
 			for b.Loop() {
 				if cold {
@@ -168,13 +172,21 @@ func BenchmarkSearchQuestions(b *testing.B) {
 				}
 				start := time.Now()
 				base.Search(qs[i%len(qs)], 3)
-				times = append(times, time.Since(start))
+				d := time.Since(start)
+				times = append(times, d)
+				if q := i % len(qs); best[q] == 0 || d < best[q] {
+					best[q] = d
+				}
 				i++
 			}
-			slices.Sort(times)
-			at := func(p float64) float64 { return float64(times[int(p*float64(len(times)-1))].Microseconds()) }
-			b.ReportMetric(at(0.50), "p50-µs")
-			b.ReportMetric(at(0.99), "p99-µs")
+			at := func(ts []time.Duration, p float64) float64 {
+				ts = slices.DeleteFunc(slices.Clone(ts), func(d time.Duration) bool { return d == 0 })
+				slices.Sort(ts)
+				return float64(ts[int(p*float64(len(ts)-1))].Microseconds())
+			}
+			b.ReportMetric(at(times, 0.50), "p50-µs")
+			b.ReportMetric(at(times, 0.99), "p99-µs")
+			b.ReportMetric(at(best, 0.99), "p99-best-µs")
 		})
 	}
 }

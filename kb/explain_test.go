@@ -3,38 +3,41 @@ package kb
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
-// TestExplainRetrieval prints, with KBDEBUG=1, how each question of the test
-// set is understood and ranked (a tool for working on the ranking).
+// TestExplainRetrieval prints, with KBDEBUG=1, how each message of the test
+// set is read and ranked: its parts, each word (known to the knowledge base,
+// salient or neither) and the hits (a tool for working on the ranking).
+// KBDEBUG=word limits it to the messages holding word.
 func TestExplainRetrieval(t *testing.T) {
-	if os.Getenv("KBDEBUG") == "" {
+	f := os.Getenv("KBDEBUG")
+	if f == "" {
 		t.Skip()
 	}
 	base, _ := Default()
 	ix := base.idx
-	cases := loadRetrievalCases(t)
-	if f := os.Getenv("KBDEBUG"); f != "1" {
-		cases = loadCasesFile(t, f)
-	}
-	for _, c := range cases {
-		want := "NONE"
-		if c.File != nil {
-			want = *c.File
+	for _, c := range loadRetrievalCases(t) {
+		if f != "1" && !strings.Contains(strings.ToLower(c.Query), strings.ToLower(f)) {
+			continue
 		}
-		fmt.Printf("\n%q want %s\n", c.Query, want)
-		var words []string
-		tokenize(c.Query, func(tok string) {
-			if !stopWord(tok) {
-				words = append(words, tok)
+		fmt.Printf("\n%q want %v\n", c.Query, c.Answers)
+		lang := detectLang(c.Query)
+		names := contextNames(c.Query)
+		for _, p := range splitMessage(c.Query) {
+			fmt.Printf("  part question=%v %q\n", p.question, p.clauses)
+			for _, cl := range p.clauses {
+				tokenizeOrig(cl, func(tok, orig string) {
+					if stopWord(tok) || conversationWords[tok] {
+						return
+					}
+					w := ix.info(tok, lang)
+					fmt.Printf("     %s exact=%v known=%v salient=%v parts=%s+%s %v\n", tok, w.exact, w.known, !w.known && isSalient(tok, orig, names, w.filler), w.left, w.right, w.exps)
+				})
 			}
-		})
-		for _, w := range words {
-			exps, exact := ix.expand(w, detectLang(c.Query))
-			fmt.Printf("   %s exact=%v %v\n", w, exact, exps)
 		}
-		hs, known := base.search(c.Query, 5, floor{})
+		hs, known := base.search(c.Query, 5, base.opts.floor)
 		fmt.Printf("   KNOWN %.2f\n", known)
 		for _, h := range hs {
 			fmt.Printf("   %.2f share=%.2f %s:%d %q\n", h.Score, h.share, h.Snippet.File, h.Snippet.Line, h.Snippet.Text)

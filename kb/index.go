@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -23,13 +24,15 @@ const (
 	wHeading       = 1.0 // a word of the nearest heading
 	wOuterHeading  = 0.5 // a word of a heading further up
 	wLead          = 1.0 // a word of the lead-in line of a list ("Prices:")
+	wTableHeader   = 0.4 // a word of the header row of a table row's snippet
 	wContext       = 0.5 // a word of the parent list item
 	wKind          = 0.5 // a word for the kind of a number in the snippet
 	wFuzzy         = 0.8 // a query word matched through a close spelling
-	wCompound      = 0.6 // a query word matched as part of a compound
+	wCompound      = 0.7 // a query word matched as part of a compound
 	wSynonym       = 0.6 // a query word matched through its thesaurus group
 	wPrefix        = 0.5 // a query word matched by a shared beginning
 	wHint          = 0.5 // a word a phrase of the question points to
+	wMessage       = 0.5 // a word of an earlier part of the message
 	maxExpansions  = 32  // fuzzy or compound matches per query word
 	minCompoundLen = 5   // runes of the shorter part of a compound match
 )
@@ -50,7 +53,7 @@ type index struct {
 	avgLen  float64
 	terms   map[string][]posting
 	vocab   []string            // sorted stems
-	words   []string            // sorted surface words (for spelling mistakes)
+	fwords  []fuzzyWord         // sorted surface words (for spelling mistakes)
 	surface map[string][]string // surface word → its indexed stems
 	langs   map[string]uint8    // surface word or stem → languages it is in (langBit)
 	rvocab  []string            // sorted reversed stems
@@ -66,35 +69,50 @@ type index struct {
 // it when full.
 type expansionCache struct {
 	mu sync.Mutex
-	m  map[stemKey]cachedExpansion
+	m  map[stemKey]wordInfo
 }
 
-type cachedExpansion struct {
-	exps  expansions // read only once cached
-	exact bool
+// wordInfo is what the index makes of a query word.
+type wordInfo struct {
+	exps         expansions // read only once cached
+	exact, known bool       // see expand
+	left, right  string     // its parts, when it is a compound (see splitCompound)
+	filler       bool       // unknown, and one edit from a stop word or a word of conversation
 }
 
 // maxCachedWords bounds the expansion cache of one index.
 const maxCachedWords = 4096
 
-// expandCached is expand through the index's cache.
-func (ix *index) expandCached(word, lang string) (expansions, bool) {
+// expandCached is info through the index's cache.
+func (ix *index) expandCached(word, lang string) wordInfo {
 	k := stemKey{word, lang}
 	c := &ix.cache
 	c.mu.Lock()
 	e, ok := c.m[k]
 	c.mu.Unlock()
 	if ok {
-		return e.exps, e.exact
+		return e
 	}
-	exps, exact := ix.expand(word, lang)
+	e = ix.info(word, lang)
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= maxCachedWords {
-		c.m = make(map[stemKey]cachedExpansion)
+		c.m = make(map[stemKey]wordInfo)
 	}
-	c.m[k] = cachedExpansion{exps, exact}
+	c.m[k] = e
 	c.mu.Unlock()
-	return exps, exact
+	return e
+}
+
+// info returns what the index makes of a query word.
+func (ix *index) info(word, lang string) wordInfo {
+	var w wordInfo
+	w.exps, w.exact, w.known = ix.expand(word, lang)
+	w.left, w.right = ix.splitCompound(word)
+	if w.left != "" {
+		w.known = true // searched as its parts (see analyse)
+	}
+	w.filler = !w.known && nearFiller(word)
+	return w
 }
 
 type stemKey struct{ word, lang string }
@@ -144,7 +162,13 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	var total float64
 	for i, d := range docs {
 		c := chunks[i]
-		add(c.text, d.Lang, wText)
+		if header, row, ok := tableRow(c.text); ok {
+			// the header row is shared by every row: context, like a heading
+			add(header, d.Lang, wTableHeader)
+			add(row, d.Lang, wText)
+		} else {
+			add(c.text, d.Lang, wText)
+		}
 		for j, h := range c.heading {
 			w := float32(wOuterHeading)
 			if j == len(c.heading)-1 {
@@ -177,6 +201,7 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	if len(docs) > 0 {
 		ix.avgLen = total / float64(len(docs))
 	}
+	ix.splitIndexCompounds()
 	ix.vocab = make([]string, 0, len(ix.terms))
 	ix.rvocab = make([]string, 0, len(ix.terms))
 	for s, ps := range ix.terms {
@@ -196,15 +221,90 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 			}
 		}
 	}
-	ix.words = make([]string, 0, len(ix.surface))
+	words := make([]string, 0, len(ix.surface))
 	for w := range ix.surface {
-		ix.words = append(ix.words, w)
+		words = append(words, w)
 	}
-	slices.Sort(ix.words)
+	slices.Sort(words)
+	ix.fwords = make([]fuzzyWord, len(words))
+	for i, w := range words {
+		r := []rune(w)
+		ix.fwords[i] = fuzzyWord{word: w, runes: r, mask: letterMask(r), langs: ix.langs[w]}
+	}
 	slices.Sort(ix.rvocab)
 	n := len(docs)
 	ix.pool.New = func() any { return newScratch(n) }
 	return ix
+}
+
+// splitIndexCompounds indexes the snippets holding a compound under its
+// parts too, at weight wCompound ("fraktkostnader" → "frakt", "kostnad";
+// "prisändringar" → "pris", "ändring"): a part is an indexed stem or a word
+// of the thesaurus, of at least 4 letters.
+func (ix *index) splitIndexCompounds() {
+	var known func(string) (string, bool)
+	known = func(w string) (string, bool) {
+		if utf8.RuneCountInString(w) < 3 {
+			return "", false
+		}
+		if _, ok := ix.terms[w]; ok {
+			return w, true
+		}
+		if _, ok := synonyms[w]; ok {
+			return w, true
+		}
+		return "", false
+	}
+	add := map[string]map[uint32]float32{}
+	for s, ps := range ix.terms {
+		r := []rune(s)
+		if len(r) < 8 || hasDigit(s) {
+			continue
+		}
+		for k := 4; k <= len(r)-3; k++ {
+			right, okR := known(string(r[k:]))
+			if !okR {
+				continue
+			}
+			left, okL := known(string(r[:k]))
+			if !okL && (r[k-1] == 's' || r[k-1] == 'e') {
+				left, okL = known(string(r[:k-1]))
+			}
+			if !okL {
+				continue
+			}
+			for _, part := range [2]string{left, right} {
+				if add[part] == nil {
+					add[part] = map[uint32]float32{}
+				}
+				for _, p := range ps {
+					add[part][p.doc] = max(add[part][p.doc], p.tf*wCompound)
+				}
+			}
+			break
+		}
+	}
+	for part, docs := range add {
+		ps := ix.terms[part]
+		for i := range ps {
+			if tf, ok := docs[ps[i].doc]; ok {
+				ps[i].tf = max(ps[i].tf, tf)
+				delete(docs, ps[i].doc)
+			}
+		}
+		for d, tf := range docs {
+			ps = append(ps, posting{doc: d, tf: tf})
+		}
+		slices.SortFunc(ps, func(a, b posting) int { return int(a.doc) - int(b.doc) })
+		ix.terms[part] = ps
+	}
+}
+
+// tableRow splits the text of a table row's snippet into its header row
+// and its row.
+func tableRow(text string) (header, row string, ok bool) {
+	header, row, ok = strings.Cut(text, "\n")
+	return header, row, ok && strings.HasPrefix(header, "|") && strings.HasPrefix(row, "|") && !strings.Contains(row, "\n")
 }
 
 func reverse(s string) string {
@@ -243,7 +343,7 @@ func (es *expansions) add(stem string, w float64) {
 func (ix *index) addWord(es *expansions, word string, w float64) bool {
 	var buf [2]string
 	found := false
-	for _, s := range stems(word, "", buf[:0]) {
+	for _, s := range stemsOf(word, buf[:0]) {
 		if _, ok := ix.terms[s]; ok {
 			es.add(s, w)
 			found = true
@@ -254,81 +354,232 @@ func (ix *index) addWord(es *expansions, word string, w float64) bool {
 
 // expand returns what a query word matches in the index: its own stems
 // (exact), and the words of its thesaurus groups; when its own stems are not
-// indexed, also close spellings and compounds.
+// indexed, also close spellings and compounds. known reports whether the
+// word is accounted for: the index holds it, a close spelling of it, a
+// compound it is part of, every part of it as a compound, or a word of its
+// thesaurus group. (A compound only one part of which is known — "gymkort",
+// "premiumbensin" — matches that part but is not known.)
 //
 // Close spellings, compounds and shared beginnings are looked for only among
 // words of the query's language, when it is known: a Swedish "livet" is not
 // a misspelt English "live".
-func (ix *index) expand(word, lang string) (exps expansions, exact bool) {
+func (ix *index) expand(word, lang string) (exps expansions, exact, known bool) {
 	exact = ix.addWord(&exps, word, 1)
-	inLang := func(w string) bool { return ix.langs[w]&langBit(lang) != 0 }
+	known = exact
+	bit := langBit(lang)
+	inLang := func(w string) bool { return ix.langs[w]&bit != 0 }
 	if !exact && !hasDigit(word) {
-		n := utf8.RuneCountInString(word)
-		if max := editBudget(n); max > 0 {
-			for _, v := range ix.words {
-				if d := utf8.RuneCountInString(v) - n; d <= max && d >= -max && inLang(v) && osa(word, v, max) <= max {
-					for _, st := range ix.surface[v] {
-						exps.add(st, wFuzzy)
-					}
+		if ix.fuzzy(&exps, word, bit) {
+			known = true
+		} else if syn := nearSynonym(word); syn != "" {
+			// a misspelt word of the thesaurus ("anual" → "annual")
+			for _, o := range append([]string{syn}, synonyms[syn]...) {
+				if ix.addWord(&exps, o, wFuzzy*wSynonym) {
+					known = true
 				}
 			}
 		}
 		var buf [2]string
 		for _, s := range stems(word, "", buf[:0]) {
-			ix.compounds(&exps, s, inLang)
-			ix.sharedPrefix(&exps, s, inLang)
+			if ix.compounds(&exps, s, inLang) {
+				known = true
+			}
+			if ix.sharedPrefix(&exps, s, inLang) {
+				known = true
+			}
 		}
 	}
 	for _, syn := range synonyms[word] {
-		ix.addWord(&exps, syn, wSynonym)
+		if ix.addWord(&exps, syn, wSynonym) {
+			known = true
+		}
 	}
-	return exps, exact
+	return exps, exact, known
+}
+
+// splitCompound splits a word of at least 8 letters into two words the
+// index or the thesaurus knows (each of at least 3 letters, a linking "s"
+// or "e" dropped), preferring the longest last part; or returns "", "".
+func (ix *index) splitCompound(word string) (string, string) {
+	r := []rune(word)
+	if len(r) < 8 || hasDigit(word) {
+		return "", ""
+	}
+	for k := 3; k <= len(r)-3; k++ {
+		left, right := string(r[:k]), string(r[k:])
+		if !ix.wordKnown(right) {
+			continue
+		}
+		// a linking "s" or "e" is dropped when the word is known without it
+		for _, l := range [2]string{left[:len(left)-1], left} {
+			if (l == left || left[len(left)-1] == 's' || left[len(left)-1] == 'e') && utf8.RuneCountInString(l) >= 3 && ix.wordKnown(l) {
+				return l, right
+			}
+		}
+	}
+	return "", ""
+}
+
+// wordKnown reports a word whose stem the index holds, or a word of the
+// thesaurus with a word the index holds.
+func (ix *index) wordKnown(w string) bool {
+	if ix.langs[w] != 0 {
+		return true
+	}
+	for _, syn := range synonyms[w] {
+		if ix.langs[syn] != 0 {
+			return true
+		}
+	}
+	var buf [2]string
+	for _, st := range stemsOf(w, buf[:0]) {
+		if _, ok := ix.terms[st]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// fuzzy adds the stems of the indexed words within the edit budget of word
+// (in the language bit), and reports whether there were any. Words are
+// compared by length and by the letters they hold before the edit distance
+// is computed: an edit changes at most two letters of the set of letters a
+// word holds, so words whose sets differ more cannot be close.
+func (ix *index) fuzzy(exps *expansions, word string, bit uint8) bool {
+	r := []rune(word)
+	n := len(r)
+	budget := editBudget(n)
+	if budget == 0 {
+		return false
+	}
+	mask := letterMask(r)
+	found := false
+	for i := range ix.fwords {
+		v := &ix.fwords[i]
+		if d := len(v.runes) - n; d > budget || d < -budget || v.langs&bit == 0 {
+			continue
+		}
+		if popcount(mask^v.mask) > 2*budget {
+			continue
+		}
+		if n == 4 && v.runes[0] != r[0] { // a short word: its first letter is right
+			continue
+		}
+		if osaRunes(r, v.runes, budget) <= budget {
+			for _, st := range ix.surface[v.word] {
+				exps.add(st, wFuzzy)
+			}
+			for _, syn := range synonyms[v.word] {
+				ix.addWord(exps, syn, wFuzzy*wSynonym)
+			}
+			found = true
+		}
+	}
+	return found
+}
+
+// fuzzyWord is an indexed surface word prepared for fuzzy.
+type fuzzyWord struct {
+	word  string
+	runes []rune
+	mask  uint64
+	langs uint8
+}
+
+func letterMask(r []rune) uint64 {
+	var m uint64
+	for _, c := range r {
+		m |= 1 << (uint(c) % 64)
+	}
+	return m
+}
+
+func popcount(x uint64) int {
+	n := 0
+	for ; x != 0; x &= x - 1 {
+		n++
+	}
+	return n
 }
 
 // sharedPrefix adds indexed stems that share a long beginning with s
 // (at least 5 runes and all of s but its last 3): another form of the same
 // word that the stemmers do not join ("levererar" → "leverans").
-func (ix *index) sharedPrefix(exps *expansions, s string, inLang func(string) bool) {
+func (ix *index) sharedPrefix(exps *expansions, s string, inLang func(string) bool) bool {
 	r := []rune(s)
 	n := max(minCompoundLen, len(r)-3)
 	if len(r) < n {
-		return
+		return false
 	}
 	p := string(r[:n])
+	found := false
 	for i, _ := slices.BinarySearch(ix.vocab, p); i < len(ix.vocab) && strings.HasPrefix(ix.vocab[i], p); i++ {
 		if inLang(ix.vocab[i]) {
 			exps.add(ix.vocab[i], wPrefix)
+			found = true
 		}
 	}
+	return found
 }
 
 // compounds adds indexed stems that s begins or ends ("öppet" →
 // "öppettid") and indexed stems that begin or end s ("familjeabonnemang" →
-// "familj", "abonnemang").
-func (ix *index) compounds(exps *expansions, s string, inLang func(string) bool) {
+// "familj", "abonnemang"). It reports whether s is known as a compound: it
+// is part of an indexed word, or it splits into known words (a linking "s"
+// or "e" allowed: "lagring+s+tillägg").
+func (ix *index) compounds(exps *expansions, s string, inLang func(string) bool) (known bool) {
 	if utf8.RuneCountInString(s) < minCompoundLen {
-		return
+		return false
 	}
 	for i, _ := slices.BinarySearch(ix.vocab, s); i < len(ix.vocab) && strings.HasPrefix(ix.vocab[i], s); i++ {
 		if inLang(ix.vocab[i]) {
 			exps.add(ix.vocab[i], wCompound)
+			known = true
 		}
 	}
 	rs := reverse(s)
 	for i, _ := slices.BinarySearch(ix.rvocab, rs); i < len(ix.rvocab) && strings.HasPrefix(ix.rvocab[i], rs); i++ {
 		if v := reverse(ix.rvocab[i]); inLang(v) {
 			exps.add(v, wCompound)
+			known = true
 		}
 	}
 	r := []rune(s)
 	for k := len(r) - 1; k >= minCompoundLen; k-- {
 		if v := string(r[:k]); inLang(v) {
 			exps.add(v, wCompound)
+			known = known || ix.partKnown(string(r[k:]))
 		}
 		if v := string(r[len(r)-k:]); inLang(v) {
 			exps.add(v, wCompound)
+			known = known || ix.partKnown(string(r[:len(r)-k]))
 		}
 	}
+	return known
+}
+
+// prefixOf adds the stems of the indexed words that w begins, and reports
+// whether there were any.
+func (ix *index) prefixOf(exps *expansions, w string) bool {
+	found := false
+	for i, _ := slices.BinarySearchFunc(ix.fwords, w, func(f fuzzyWord, t string) int { return strings.Compare(f.word, t) }); i < len(ix.fwords) && strings.HasPrefix(ix.fwords[i].word, w); i++ {
+		for _, st := range ix.surface[ix.fwords[i].word] {
+			exps.add(st, wCompound)
+		}
+		found = true
+	}
+	return found
+}
+
+// partKnown reports whether the rest of a compound is a known word (a
+// linking "s" or "e" dropped): see wordKnown, or a word of conversation.
+func (ix *index) partKnown(w string) bool {
+	for _, cand := range [3]string{w, strings.TrimPrefix(w, "s"), strings.TrimPrefix(w, "e")} {
+		if utf8.RuneCountInString(cand) >= 3 && (conversationWords[cand] || ix.wordKnown(cand)) {
+			return true
+		}
+	}
+	return false
 }
 
 // editBudget is the number of edits a misspelt word of n runes may have.
@@ -336,7 +587,7 @@ func editBudget(n int) int {
 	switch {
 	case n >= 8:
 		return 2
-	case n >= 5:
+	case n >= 4:
 		return 1
 	}
 	return 0
@@ -349,11 +600,19 @@ func osa(a, b string, max int) int {
 	if a == b {
 		return 0
 	}
-	ra, rb := []rune(a), []rune(b)
+	return osaRunes([]rune(a), []rune(b), max)
+}
+
+func osaRunes(ra, rb []rune, max int) int {
 	n, m := len(ra), len(rb)
-	prev2 := make([]int, m+1)
-	prev := make([]int, m+1)
-	cur := make([]int, m+1)
+	var buf [3 * 40]int
+	var rows []int
+	if 3*(m+1) <= len(buf) {
+		rows = buf[:3*(m+1)]
+	} else {
+		rows = make([]int, 3*(m+1))
+	}
+	prev2, prev, cur := rows[:m+1], rows[m+1:2*(m+1)], rows[2*(m+1):]
 	for j := range prev {
 		prev[j] = j
 	}
@@ -422,57 +681,289 @@ func (b *Base) Search(query string, k int) []Hit {
 type ranked struct {
 	Hit
 	share float64
+	other bool // in the other language than the query's
 }
 
-// search returns the k best snippets when the words the knowledge base
-// knows carry at least floor.query of the query's weight, keeping only
-// snippets that match at least floor.snippet of it. known is the share of
-// the query's weight the knowledge base knows.
-func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float64) {
-	ix := b.idx
-	var tokens, words []string
-	tokenize(query, func(tok string) {
-		tokens = append(tokens, tok)
-		if !stopWord(tok) && !slices.Contains(words, tok) {
-			words = append(words, tok)
-		}
-	})
-	pwords, covered := phrases(tokens, phraseWords)
-	for _, w := range pwords {
-		if !slices.Contains(words, w) {
-			words = append(words, w)
-		}
+// better orders the hits of a part: those in the query's language first.
+func (x ranked) better(y ranked) bool {
+	if x.other != y.other {
+		return !x.other
 	}
-	if len(words) == 0 {
+	return better(x.Hit, y.Hit)
+}
+
+// qword is one word of a part of a message, as the index understands it.
+type qword struct {
+	word   string
+	exps   expansions
+	exact  bool
+	weight float64 // its weight in the relevance floor
+}
+
+// search returns the k best snippets for a message: the best of each of
+// its parts in turn (see splitMessage), questions before statements.
+// known is the largest share of a part's weight the knowledge base knows.
+func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float64) {
+	parts := splitMessage(query)
+	if len(parts) == 0 {
 		return nil, 0
 	}
-	s := ix.pool.Get().(*scratch)
-	defer ix.pool.Put(s)
-	defer s.reset()
-
 	lang := detectLang(query)
-	maxIDF := ix.idf(1)
-	var queryWeight, knownWeight float64
-	for _, w := range words {
-		exps, exact := ix.expandCached(w, lang)
-		if covered[w] && !exact {
-			continue // part of a phrase, meaningless alone
+	names := contextNames(query)
+	s := b.idx.pool.Get().(*scratch)
+	defer b.idx.pool.Put(s)
+
+	var found [2][][]ranked // per kind of part (question, statement): the ranked hits of each part
+	var before []string     // the words of the parts before
+	offTopicQuestion := false
+	for _, p := range parts {
+		ws, off := b.analyse(p, lang, names, fl)
+		offTopicQuestion = offTopicQuestion || off && p.question
+		// A part of one or two words leans on the parts before it: "How
+		// much is Family and how much storage do we get?"
+		var context []string
+		if len(ws) <= 2 {
+			context = before
 		}
-		// The word's weight in the floor: the idf of its own stems when they
-		// are indexed; else of what it matched instead; a word the knowledge
-		// base does not know at all weighs the most.
-		weight := maxIDF
-		if len(exps) > 0 {
-			weight = 0
-			for _, e := range exps {
-				if !exact || e.weight == 1 {
-					weight = max(weight, ix.idf(len(ix.terms[e.stem])))
+		for _, w := range ws {
+			if len(w.exps) > 0 {
+				before = append(before, w.word)
+			}
+		}
+		hs, kn := b.searchPart(s, ws, p, context, lang, k, fl)
+		known = max(known, kn)
+		if len(hs) > 0 {
+			kind := 1
+			if p.question {
+				kind = 0
+			}
+			found[kind] = append(found[kind], hs)
+		}
+		s.reset()
+	}
+	lists := found[0]
+	if len(lists) == 0 && !offTopicQuestion {
+		// no question, or none with an answer: the statements ("my card
+		// payment failed."); but not when the question is off topic
+		// ("I have Premium. What does Netflix cost?")
+		lists = found[1]
+	}
+	return merge(lists, k), known
+}
+
+// merge merges the ranked hits of the parts of a message: the best hit of
+// each part in turn, then the others by their score relative to the best
+// of their part; each snippet once.
+func merge(lists [][]ranked, k int) []ranked {
+	if len(lists) == 1 {
+		return lists[0]
+	}
+	var hits []ranked
+	has := func(h ranked) bool {
+		return slices.ContainsFunc(hits, func(x ranked) bool { return x.Snippet == h.Snippet })
+	}
+	type rest struct {
+		ranked
+		rel float64
+	}
+	var rests []rest
+	for _, l := range lists {
+		for i, h := range l {
+			if i == 0 && !has(h) && len(hits) < k {
+				hits = append(hits, h)
+				continue
+			}
+			rests = append(rests, rest{h, h.Score / l[0].Score})
+		}
+	}
+	slices.SortStableFunc(rests, func(a, b rest) int {
+		if a.other != b.other {
+			if a.other {
+				return 1
+			}
+			return -1
+		}
+		switch {
+		case a.rel > b.rel:
+			return -1
+		case a.rel < b.rel:
+			return 1
+		}
+		return 0
+	})
+	for _, r := range rests {
+		if len(hits) == k {
+			break
+		}
+		if !has(r.ranked) {
+			hits = append(hits, r.ranked)
+		}
+	}
+	return hits
+}
+
+// analyse returns the words of a part that are searched, with their weight
+// in the relevance floor, or nil when the part is off topic. A clause that
+// holds no word the knowledge base knows is small talk and left out. A word
+// the knowledge base does not know at all is salient — a sign the part is
+// about something else — unless it is short and written in lower case (a
+// typing slip or an abbreviation), a number, a misspelt stop word or word
+// of conversation, or a name where a customer introduces themselves; with
+// the relevance floor on, one salient word puts the part off topic.
+func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor) (words []qword, offTopic bool) {
+	ix := b.idx
+	maxIDF := ix.idf(1)
+	var out []qword
+	salient := false
+	first := true // the first word of the part, capitalised as any first word
+	for _, clause := range p.clauses {
+		var tokens []string
+		var ws []qword
+		knows, sal := false, false
+		seen := func(w string) bool {
+			return slices.ContainsFunc(out, func(q qword) bool { return q.word == w }) ||
+				slices.ContainsFunc(ws, func(q qword) bool { return q.word == w })
+		}
+		var covered map[string]bool
+		var addWord func(w, orig string)
+		addWord = func(w, orig string) {
+			if seen(w) {
+				return
+			}
+			info := ix.expandCached(w, lang)
+			exps, exact, kn := info.exps, info.exact, info.known
+			if covered[w] && !exact {
+				return // part of a phrase, meaningless alone
+			}
+			if !exact && (isName(orig) || capitalised(orig) && !first) {
+				// "iPhone", "YouTube", "HBO", "Systembolaget" (a capital
+				// inside the word or the sentence): a name is what it is,
+				// not a misspelling or a compound of the knowledge base's
+				// words; it may begin one ("Mac" → "macOS")
+				exps, kn = nil, false
+				if utf8.RuneCountInString(w) >= 3 {
+					kn = ix.prefixOf(&exps, w)
+				}
+			} else if left, right := info.left, info.right; left != "" {
+				// A compound is also searched as its parts: when the
+				// knowledge base does not hold it whole, as two words
+				// ("lagringstillägget" → "lagring", "tillägget"); when it
+				// does, its parts are other matches of the word
+				// ("månadsavgiften" → "månadsavgift", or "månad", "avgift").
+				if !exact {
+					addWord(left, left)
+					addWord(right, right)
+					knows = true
+					return
+				}
+				exps = slices.Clone(exps)
+				for _, part := range [2]string{left, right} {
+					ix.addWord(&exps, part, wCompound)
+					for _, syn := range synonyms[part] {
+						ix.addWord(&exps, syn, wCompound*wSynonym)
+					}
 				}
 			}
-			knownWeight += weight
+			q := qword{word: w, exps: exps, exact: exact}
+			switch {
+			case kn:
+				knows = true
+				for _, e := range exps {
+					if !exact || e.weight == 1 {
+						q.weight = max(q.weight, ix.idf(len(ix.terms[e.stem])))
+					}
+				}
+			case isSalient(w, orig, names, info.filler):
+				sal = true
+				q.weight = maxIDF
+			case utf8.RuneCountInString(w) == 3:
+				// a short word is too often a slip to put a part off topic
+				// ("fre trial"), but it still weighs in the floor ("car")
+				q.weight = maxIDF
+			}
+			ws = append(ws, q)
 		}
-		queryWeight += weight
-		ix.score(s, exps, weight, true)
+		tokenizeOrig(clause, func(tok, orig string) {
+			tokens = append(tokens, tok)
+		})
+		pwords, cov := phrases(tokens, phraseWords)
+		covered = cov
+		tokenizeOrig(clause, func(tok, orig string) {
+			if !stopWord(tok) && !conversationWords[tok] {
+				addWord(tok, orig)
+			}
+			first = false
+		})
+		for _, w := range pwords {
+			covered[w] = false
+			addWord(w, w)
+		}
+		if !knows {
+			continue // small talk
+		}
+		salient = salient || sal
+		out = append(out, ws...)
+	}
+	if salient && fl.query > 0 {
+		return nil, true
+	}
+	return out, false
+}
+
+// isName reports a word written with a capital letter after its first
+// letter: "iPhone", "YouTube", "HBO", "SL".
+func isName(orig string) bool {
+	for i, r := range orig {
+		if i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// numberLike reports a number or a unit of one ("kr", "gb").
+func numberLike(w string) bool {
+	return isDigits(w) || units[w]
+}
+
+var units = wordSet("kr sek kronor kronor öre gb tb mb kb procent percent")
+
+// capitalised reports a word written with a capital first letter.
+func capitalised(orig string) bool {
+	r, _ := utf8.DecodeRuneInString(orig)
+	return unicode.IsUpper(r)
+}
+
+// isSalient reports whether a word the knowledge base does not know says
+// what a question is about.
+func isSalient(w, orig string, names map[string]bool, filler bool) bool {
+	switch {
+	case names[w], isDigits(w):
+		return false
+	case utf8.RuneCountInString(w) <= 3 && !isName(orig):
+		return false // "fre", "u", "re": a slip or an abbreviation
+	case !isName(orig) && filler:
+		return false
+	}
+	return true
+}
+
+// searchPart ranks the snippets for the words of one part, with the words
+// of context (they add a little to a snippet's score).
+func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string, lang string, k int, fl floor) (hits []ranked, known float64) {
+	ix := b.idx
+	// Numbers count in the floor only in a part of nothing but numbers:
+	// "300 000 kr" says nothing of what a question is about.
+	numbersOnly := !slices.ContainsFunc(words, func(q qword) bool { return !numberLike(q.word) && q.weight > 0 })
+	var queryWeight, knownWeight float64
+	for _, w := range words {
+		if numberLike(w.word) && !numbersOnly {
+			continue
+		}
+		queryWeight += w.weight
+		if len(w.exps) > 0 {
+			knownWeight += w.weight
+		}
 	}
 	if queryWeight == 0 {
 		return nil, 0
@@ -481,11 +972,31 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float
 	if known < fl.query {
 		return nil, known
 	}
+	for _, w := range words {
+		if len(w.exps) > 0 {
+			ix.score(s, w.exps, w.weight, true)
+		}
+	}
+	var tokens []string
+	for _, c := range p.clauses {
+		tokenize(c, func(tok string) { tokens = append(tokens, tok) })
+	}
 	hints, _ := phrases(tokens, phraseHints)
 	for _, h := range hints {
 		var exps expansions
 		ix.addWord(&exps, h, wHint)
 		ix.score(s, exps, 0, false)
+	}
+	for _, c := range context {
+		if slices.ContainsFunc(words, func(q qword) bool { return q.word == c }) {
+			continue
+		}
+		exps := ix.expandCached(c, lang).exps
+		ctx := make(expansions, len(exps))
+		for i, e := range exps {
+			ctx[i] = expansion{e.stem, e.weight * wMessage}
+		}
+		ix.score(s, ctx, 0, false)
 	}
 
 	for _, d := range s.touched {
@@ -494,11 +1005,12 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float
 		}
 		sn := b.snippets[d]
 		score := s.score[d]
-		if lang != "" && sn.Lang != "" && sn.Lang != lang {
+		other := lang != "" && sn.Lang != "" && sn.Lang != lang
+		if other {
 			score *= b.opts.otherLng
 		}
-		h := ranked{Hit{Snippet: sn, Score: score}, s.cover[d] / queryWeight}
-		if len(hits) == k && !better(h.Hit, hits[k-1].Hit) {
+		h := ranked{Hit{Snippet: sn, Score: score}, s.cover[d] / queryWeight, other}
+		if len(hits) == k && !h.better(hits[k-1]) {
 			continue
 		}
 		if len(hits) < k {
@@ -506,7 +1018,7 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float
 		} else {
 			hits[k-1] = h
 		}
-		for i := len(hits) - 1; i > 0 && better(hits[i].Hit, hits[i-1].Hit); i-- {
+		for i := len(hits) - 1; i > 0 && hits[i].better(hits[i-1]); i-- {
 			hits[i], hits[i-1] = hits[i-1], hits[i]
 		}
 	}

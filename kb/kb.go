@@ -28,22 +28,46 @@
 // # Search
 //
 // [Base.Search] ranks snippets with BM25 (k1 = 1.2, b = 0.75) over their
-// words and their heading context. Words are lower-cased (å, ä and ö are
-// kept), stop words of English and Swedish are dropped, and words are
-// stemmed with the Snowball stemmer of the snippet's language (from the
-// path: an en/ or sv/ directory or a .en.md / .sv.md name; otherwise guessed
-// from the file's words; when unknown, with both). A query word is stemmed
-// with both stemmers and matches through either stem. A query word that
-// matches nothing may still match through a close spelling (one edit for
-// words of 5–7 letters, two from 8) or as part of a compound ("öppet" →
-// "öppettider", "rabatt" → "studentrabatt"), at a lower weight.
+// words and their heading context (a table row's header row counts like a
+// heading). Words are lower-cased (å, ä and ö are kept), stop words of
+// English and Swedish are dropped, and words are stemmed with the Snowball
+// stemmer of the snippet's language (from the path: an en/ or sv/ directory
+// or a .en.md / .sv.md name; otherwise guessed from the file's words; when
+// unknown, with both). A query word is stemmed with both stemmers and
+// matches through either stem. A query word may also match, at a lower
+// weight: the words of its thesaurus group (a bilingual vocabulary of
+// support questions: fee/price/cost, tier/plan, forgot/reminder …); a close
+// spelling of a word of the knowledge base or of the thesaurus (one edit
+// for words of 4–7 letters, two from 8); and compounds: a word that is part
+// of an indexed word ("öppet" → "öppettider"), a compound split into two
+// known words ("lagringstillägget" → "lagring" + "tillägget"), and the
+// knowledge base's own compounds split the same way at load time
+// ("fraktkostnader" is found by "frakt" and by "kostnad").
 //
-// The relevance floor: a snippet is returned only when the query words it
-// matches carry at least half of the query's weight (each word weighs its
-// inverse document frequency; a word the knowledge base has never seen
-// weighs the most), so "What is the capital of France?" returns nothing.
-// Snippets in the query's language (when it can be told) rank before equal
-// snippets in the other language. Ties are broken by file, then line.
+// A message is read whole: it is cut into parts (sentences, and two
+// questions joined by "and"/"och"), each part is searched, and the best
+// hits of every part are merged (each part's best first, each snippet
+// once). Questions are preferred to statements (which are searched only
+// when no question finds anything and none is off topic); clauses with no
+// word the knowledge base knows ("Hi", "hope you're well") are small talk;
+// words of conversation (greetings, family, thinking and hoping) are not
+// searched.
+//
+// The relevance floor and the off-topic rule: a part is answered only when
+// no salient word of it is unknown — a word the knowledge base does not
+// know in any of the ways above, and that is not short and lower-case (a
+// slip), a number, one edit from a stop word or a word of conversation, or
+// a name where the customer introduces themselves ("I'm Anna from
+// Västerås"); a name (a capital inside the word or mid-sentence: "YouTube",
+// "HBO", "Systembolaget") must be known as written. So "What does YouTube
+// Premium cost?" and "how do I plant tomatoes with my family?" return
+// nothing although "premium", "cost" and "family" are known. Besides, the
+// known words must carry at least [DefaultQueryFloor] of the part's weight
+// (each word weighs its inverse document frequency; a word the knowledge
+// base has never seen weighs the most; numbers count only alone), and a
+// snippet must match [DefaultSnippetFloor] of it. Snippets in the query's
+// language (when it can be told) rank before snippets in the other
+// language. Ties are broken by file, then line.
 package kb
 
 import (
@@ -130,13 +154,15 @@ func WithPrefix(prefix string) Option {
 	return func(o *options) { o.prefix = strings.Trim(filepath.ToSlash(prefix), "/") }
 }
 
-// WithFloor sets the relevance floor. Each word of a query weighs its
-// inverse document frequency (a word the knowledge base does not know
-// weighs the most). Search returns nothing unless the words the knowledge
-// base knows (directly, misspelt, or through the thesaurus) carry at least
-// query (0–1) of the query's weight, and returns only snippets that match at
-// least snippet of it. Defaults: [DefaultQueryFloor], [DefaultSnippetFloor];
-// WithFloor(0, 0) returns anything that matches at all.
+// WithFloor sets the relevance floor. Each word of a part of a message
+// weighs its inverse document frequency (a word the knowledge base does not
+// know weighs the most). Search answers a part only when the words the
+// knowledge base knows (directly, misspelt, as a compound, or through the
+// thesaurus) carry at least query (0–1) of its weight, and returns only
+// snippets that match at least snippet of it. With query > 0, a part with a
+// salient unknown word is off topic (see the package documentation).
+// Defaults: [DefaultQueryFloor], [DefaultSnippetFloor]; WithFloor(0, 0)
+// turns the off-topic rule off too and returns anything that matches at all.
 func WithFloor(query, snippet float64) Option {
 	return func(o *options) { o.floor = floor{query, snippet} }
 }

@@ -20,23 +20,36 @@ const (
 // "far" are different words). A hyphenated word also yields its joined
 // form ("e-post" → "e", "post", "epost"). Single letters are dropped.
 func tokenize(text string, fn func(tok string)) {
+	tokenizeOrig(text, func(tok, _ string) { fn(tok) })
+}
+
+// tokenizeOrig is tokenize that also passes each token as written (its case
+// kept); for a joined hyphenated word, the text it spans.
+func tokenizeOrig(text string, fn func(tok, orig string)) {
 	var (
-		start  = -1
-		joined strings.Builder
-		parts  int
+		start     = -1
+		joined    strings.Builder
+		parts     int
+		joinStart int
 	)
-	emitJoined := func() {
+	emitJoined := func(end int) {
 		if parts > 1 {
-			fn(joined.String())
+			fn(joined.String(), text[joinStart:end])
 		}
 		joined.Reset()
 		parts = 0
 	}
+	last := 0 // end of the last word
 	emit := func(end int) {
-		tok := strings.ToLower(text[start:end])
+		orig := text[start:end]
+		tok := strings.ToLower(orig)
+		if parts == 0 {
+			joinStart = start
+		}
 		start = -1
+		last = end
 		if utf8.RuneCountInString(tok) > 1 || isDigits(tok) {
-			fn(tok)
+			fn(tok, orig)
 		}
 		joined.WriteString(tok)
 		parts++
@@ -52,13 +65,13 @@ func tokenize(text string, fn func(tok string)) {
 			emit(i)
 		}
 		if r != '-' || i+1 >= len(text) || parts == 0 {
-			emitJoined()
+			emitJoined(last)
 		}
 	}
 	if start >= 0 {
 		emit(len(text))
 	}
-	emitJoined()
+	emitJoined(last)
 }
 
 func isDigits(s string) bool {
@@ -205,6 +218,11 @@ var swedishStems = map[string]string{
 func stemSwedish(w string) string {
 	if s, ok := swedishStems[w]; ok {
 		return s
+	}
+	// The Snowball stemmer keeps the definite "-et" of neuter nouns
+	// ("abonnemanget", "lösenordet", "tillägget"); a long word loses it.
+	if strings.HasSuffix(w, "et") && !strings.HasSuffix(w, "het") && utf8.RuneCountInString(w) >= 8 {
+		w = strings.TrimSuffix(w, "et")
 	}
 	return swedish.Stem(w, true)
 }

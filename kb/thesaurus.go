@@ -1,6 +1,9 @@
 package kb
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The thesaurus: words customers use for the same thing in a support
 // question, in English and Swedish. A query word in a group also matches
@@ -11,21 +14,34 @@ import "strings"
 // tied to the default knowledge base.
 var synonymGroups = [][]string{
 	// money
-	{"price", "prices", "cost", "costs", "fee", "fees", "charge", "charged", "pricing", "expensive", "cheap"},
-	{"pris", "priser", "priset", "kostar", "kostnad", "kostnader", "avgift", "avgifter", "dyr", "dyrt", "billig", "billigt"},
-	{"cheaper", "discount", "discounts", "save", "saving", "savings", "deal", "offer", "offers", "reduced", "reduction", "campaign", "promo"},
+	{"price", "prices", "cost", "costs", "fee", "fees", "charge", "charged", "pricing", "expensive", "cheap", "penalty", "penalties", "rate"},
+	{"pris", "priser", "priset", "kostar", "kostnad", "kostnader", "avgift", "avgifter", "avgiften", "dyr", "dyrt", "billig", "billigt", "straff", "straffavgift"},
+	{"cheaper", "discount", "discounts", "save", "saving", "savings", "deal", "offer", "offers", "reduced", "reduction", "campaign", "promo", "budget", "off"},
 	{"billigare", "rabatt", "rabatter", "spara", "sparar", "erbjudande", "erbjudanden", "kampanj", "rea", "lägre"},
 	{"refund", "refunds", "refunded", "reimburse", "reimbursement", "repay", "repaid"},
 	{"återbetalning", "återbetala", "återbetalas", "pengarna", "pengar", "tillbakabetalning"},
-	{"raise", "raised", "increase", "increases", "higher", "expensive"},
+	{"raise", "raised", "increase", "increases", "higher", "expensive", "changes"},
 	{"höjs", "höja", "höjning", "höjer", "dyrare", "prisändring", "prisändringar", "prishöjning"},
+	// the plan that costs least
+	{"basic", "cheapest", "lowest", "smallest", "entry", "starter"},
+	{"basic", "billigaste", "billigast", "lägsta", "bas", "grund"},
+	// what is added to a plan
+	{"tillval", "tillägg", "tillägget", "tilläggen", "tilläggstjänst"},
+	{"extra", "add-on", "addon", "additional"},
+	{"moms", "momsen", "mervärdesskatt"},
+	{"vat", "tax", "taxes"},
+	{"user", "users", "seat", "seats", "licence", "licences", "license", "licenses"},
+	{"användare", "användarna", "licens", "licenser", "platser"},
+	// when something applies
+	{"effect", "applies", "apply", "valid"},
+	{"gäller", "gälla", "träder", "giltig"},
 	// subscription life cycle
-	{"cancel", "cancelled", "canceled", "cancelling", "cancellation", "terminate", "quit", "unsubscribe", "stop"},
+	{"cancel", "cancelled", "canceled", "cancelling", "cancellation", "terminate", "quit", "unsubscribe", "stop", "ends", "ended"},
 	{"säga", "säger", "uppsägning", "avsluta", "avslutar", "avbryta", "sluta", "uppsagt"},
 	{"regret", "withdraw", "withdrawal", "undo"},
 	{"ångra", "ångrar", "ångrat", "ångerrätt", "ångerrätten"},
 	{"buy", "bought", "purchase", "purchased", "order", "ordered", "subscribe", "subscribed"},
-	{"köp", "köpa", "köpt", "köpte", "beställa", "beställning", "beställt", "teckna", "tecknade", "tecknat"},
+	{"köp", "köpa", "köpt", "köpte", "beställa", "beställning", "beställt", "teckna", "tecknade", "tecknat", "skaffa", "skaffar"},
 	{"subscription", "subscriptions", "plan", "plans", "membership", "tier", "package"},
 	{"abonnemang", "abonnemanget", "prenumeration", "prenumerationen", "medlemskap", "paket"},
 	{"trial", "try", "test", "testing", "demo"},
@@ -39,10 +55,20 @@ var synonymGroups = [][]string{
 	{"radera", "raderade", "raderat", "papperskorg", "papperskorgen", "slänga", "slängt"},
 	{"recover", "restore", "restored", "undelete", "back"},
 	{"återställa", "återställ", "återskapa", "tillbaka"},
-	{"mistake", "accident", "accidentally", "mistakenly"},
-	{"råkade", "råka", "misstag", "oavsiktligt"},
-	{"document", "documents", "doc", "docs", "photo", "photos", "picture", "pictures", "file", "files"},
-	{"dokument", "foto", "foton", "bild", "bilder", "fil", "filer"},
+	{"speed", "slow", "slower", "fast", "faster", "bandwidth"},
+	{"hastighet", "hastigheten", "långsam", "långsamt", "seg", "segt", "bandbredd"},
+	{"hardware", "box", "equipment"},
+	{"hårdvara", "hårdvaran", "box", "boxen", "utrustning"},
+	{"full", "exceed", "exceeded", "over"},
+	{"full", "fullt", "slut", "överskrida"},
+	{"share", "sharing", "shared", "link", "links"},
+	{"dela", "delar", "delning", "delningslänk", "delningslänkar", "länk", "länkar"},
+	{"failed", "fail", "fails", "declined", "bounced", "rejected"},
+	{"misslyckad", "misslyckades", "misslyckas", "nekad", "nekades", "avvisad"},
+	{"member", "members", "persons"},
+	{"medlem", "medlemmar", "medlemmarna"},
+	{"document", "documents", "doc", "docs", "photo", "photos", "picture", "pictures", "file", "files", "folder", "folders"},
+	{"dokument", "foto", "foton", "bild", "bilder", "fil", "filer", "mapp", "mappen", "mappar"},
 	{"max", "maximum", "limit", "limits", "largest", "biggest", "most", "size"},
 	{"högst", "max", "maximal", "maximalt", "största", "gräns", "gränser", "storlek"},
 	{"storage", "space", "room", "capacity", "gb", "tb", "gigabyte", "terabyte"},
@@ -58,6 +84,8 @@ var synonymGroups = [][]string{
 	{"e-post", "epost", "mejl", "mail", "mejla"},
 	{"open", "opening", "hours", "closed"},
 	{"öppet", "öppettider", "öppna", "stängt", "stänger"},
+	{"weekday", "weekdays", "week", "weeks", "monday", "friday"},
+	{"vardag", "vardagar", "veckorna", "veckodagar", "vecka", "veckor", "måndag", "fredag"},
 	{"weekend", "weekends", "saturday", "saturdays", "sunday", "sundays"},
 	{"helg", "helgen", "helger", "lördag", "lördagar", "söndag", "söndagar"},
 	{"christmas", "holiday", "holidays", "xmas"},
@@ -82,12 +110,13 @@ var synonymGroups = [][]string{
 	// payment
 	{"pay", "payment", "payments", "paying", "paid"},
 	{"betala", "betalar", "betalning", "betalningen", "betalt", "betalsätt"},
+	{"dras", "dra", "drar", "drogs", "dragits", "debiteras", "debitera", "debiterad"},
 	{"accept", "accepted", "methods", "method", "options", "ways"},
 	{"betalsätt", "betalningsmetod", "betalningsmetoder", "alternativ"},
 	{"invoice", "invoices", "bill", "bills", "billing", "receipt", "receipts"},
 	{"faktura", "fakturan", "fakturor", "räkning", "räkningen", "kvitto", "kvitton"},
-	{"late", "overdue", "reminder", "forgot", "forgotten", "unpaid", "missed"},
-	{"sen", "försenad", "påminnelse", "påminnelseavgift", "glömt", "glömde", "obetald", "obetalda", "dröjsmålsränta"},
+	{"late", "overdue", "reminder", "forgot", "forgotten", "forget", "unpaid", "missed", "miss"},
+	{"sen", "försenad", "påminnelse", "påminnelseavgift", "glömt", "glömde", "glömmer", "glömma", "obetald", "obetalda", "dröjsmålsränta"},
 	{"card", "visa", "mastercard", "amex"},
 	{"kort", "kortet", "kreditkort", "bankkort", "visa", "mastercard"},
 	{"yearly", "annual", "annually", "year", "years"},
@@ -103,10 +132,10 @@ var synonymGroups = [][]string{
 	{"2fa", "tvåfaktorsautentisering", "tvåstegsverifiering", "bankid", "verifiering"},
 	{"activate", "enable", "turn", "set"},
 	{"aktivera", "aktiverar", "slå", "sätta"},
-	{"device", "devices", "computer", "computers", "phones", "tablet"},
-	{"enhet", "enheter", "dator", "datorer", "telefoner", "surfplatta"},
+	{"device", "devices", "computer", "computers", "phones", "tablet", "laptop", "laptops", "connect", "connected"},
+	{"enhet", "enheter", "dator", "datorer", "telefoner", "surfplatta", "laptop", "ansluta", "koppla"},
 	{"student", "students", "university", "studying"},
-	{"student", "studenter", "studentrabatt", "studerar", "studentkort"},
+	{"student", "studenter", "studentrabatt", "studerar", "studentkort", "universitet", "universitetet", "högskola", "högskolan", "pluggar", "plugga"},
 	{"senior", "seniors", "pensioner", "pensioners", "retired", "retiree", "elderly", "aged"},
 	{"senior", "seniorer", "pensionär", "pensionärer", "pensionärsrabatt", "seniorrabatt", "pensionerad"},
 	{"family", "household", "kids", "children"},
@@ -133,24 +162,45 @@ var phraseWords = map[string]string{
 	"logga in":       "inloggning",
 	"change my mind": "regret",
 	"ångrat mig":     "ångra",
+	"hook up":        "connect",
+	"go over":        "exceed",
+	"run out":        "full",
+	"runs out":       "full",
+	"tar slut":       "full",
+	"vara med":       "medlemmar",
+	"drogs inte":     "misslyckad",
+	"gick inte":      "misslyckad",
+	"didnt go":       "failed",
+	"kick in":        "effect",
+	"go up":          "increase",
+	"goes up":        "increase",
+	"going up":       "increase",
+	"move down":      "downgrade",
+	"träda i kraft":  "gälla",
 }
 
 // phraseHints are phrases of a question that point to a word of the
 // knowledge base. They only add to a snippet's score; they do not count in
 // the relevance floor ("how much does a pizza cost" is still about pizza).
 var phraseHints = map[string]string{
-	"how much":        "price",
-	"hur mycket":      "kostar",
-	"vad kostar":      "pris",
-	"sign up":         "subscribe",
-	"send back":       "return",
-	"skicka tillbaka": "returnera",
-	"at once":         "samtidigt",
-	"åt gången":       "samtidigt",
-	"get back":        "restore",
-	"få tillbaka":     "återställa",
-	"how long":        "days",
-	"hur länge":       "dagar",
+	"how much":           "price",
+	"how much storage":   "tb",
+	"how much space":     "tb",
+	"how much room":      "tb",
+	"hur mycket lagring": "tb",
+	"hur mycket utrymme": "tb",
+	"hur mycket plats":   "tb",
+	"hur mycket":         "kostar",
+	"vad kostar":         "pris",
+	"sign up":            "subscribe",
+	"send back":          "return",
+	"skicka tillbaka":    "returnera",
+	"at once":            "samtidigt",
+	"åt gången":          "samtidigt",
+	"get back":           "restore",
+	"få tillbaka":        "återställa",
+	"how long":           "days",
+	"hur länge":          "dagar",
 }
 
 // synonyms maps a lower-case word to the other words of its groups.
@@ -168,6 +218,50 @@ var synonyms = func() map[string][]string {
 	return m
 }()
 
+// thesaurusStems are the stems (both languages) of the words of the
+// thesaurus and its phrases, stemmed once.
+var thesaurusStems = func() map[string][]string {
+	m := map[string][]string{}
+	add := func(w string) { m[w] = stems(w, "", nil) }
+	for w := range synonyms {
+		add(w)
+	}
+	for _, w := range phraseWords {
+		add(w)
+	}
+	for _, w := range phraseHints {
+		add(w)
+	}
+	return m
+}()
+
+// stemsOf is stems(w, "", buf), from thesaurusStems when it has w.
+func stemsOf(w string, buf []string) []string {
+	if ss, ok := thesaurusStems[w]; ok {
+		return ss
+	}
+	return stems(w, "", buf)
+}
+
+// thesaurusWords are the words of the thesaurus, for nearSynonym.
+var thesaurusWords = func() fuzzyList {
+	words := make([]string, 0, len(synonyms))
+	for w := range synonyms {
+		words = append(words, w)
+	}
+	return newFuzzyList(words)
+}()
+
+// nearSynonym returns the first word of the thesaurus (in lexical order)
+// within the edit budget of a word of at least 5 letters, or "".
+func nearSynonym(word string) string {
+	r := []rune(word)
+	if len(r) < 5 {
+		return ""
+	}
+	return firstNear(r, thesaurusWords, editBudget(len(r)))
+}
+
 func contains(s []string, w string) bool {
 	for _, x := range s {
 		if x == w {
@@ -180,9 +274,16 @@ func contains(s []string, w string) bool {
 // phrases returns the phrases of table found in a tokenized query: the word
 // each stands for, and the tokens it covers.
 func phrases(tokens []string, table map[string]string) (words []string, covered map[string]bool) {
-	for n := 2; n <= 3; n++ {
+	used := make([]bool, len(tokens)) // the longest phrase wins
+	for n := 3; n >= 2; n-- {
 		for i := 0; i+n <= len(tokens); i++ {
+			if slices.Contains(used[i:i+n], true) {
+				continue
+			}
 			if w, ok := table[strings.Join(tokens[i:i+n], " ")]; ok {
+				for j := i; j < i+n; j++ {
+					used[j] = true
+				}
 				if !contains(words, w) {
 					words = append(words, w)
 				}
