@@ -313,6 +313,10 @@ func pickSentences(question string, snippets []Citation) []*sentence {
 		if all[j].weak {
 			g /= 2
 		}
+		// Retrieval ranked the snippets with more than this overlap
+		// (its vocabulary, misspellings, the whole message): a sentence
+		// of a lower-ranked snippet must match clearly better to win.
+		g /= 1 + 0.25*float64(all[j].cite)
 		if amount && !all[j].digit {
 			g /= 2 // "how much …?" is answered with a number
 		}

@@ -34,32 +34,31 @@ import (
 	"github.com/groundwire/groundwire/kb"
 )
 
-// compareCase is a line of testdata/retrieval.jsonl: a question, its
-// language, and the file that answers it, or null when the knowledge base
-// has no answer. "file" may also list several files, and a "files" list
-// may name more; any of them answers.
+// compareCase is a line of testdata/retrieval.jsonl: a message, its
+// language, and for each of its parts the file:line labels that answer it
+// (none when the knowledge base has no answer). The comparison is by file:
+// a hit answers when its file holds one of the labels.
 type compareCase struct {
-	Lang  string          `json:"lang"`
-	Query string          `json:"query"`
-	File  json.RawMessage `json:"file"`
-	Files []string        `json:"files"`
+	Lang    string     `json:"lang"`
+	Query   string     `json:"query"`
+	Answers [][]string `json:"answers"`
 
-	want []string // File and Files
+	want []string // the files of Answers
 }
 
-// files returns the files that answer the question.
+// files returns the files that answer the message.
 func (c compareCase) files() ([]string, error) {
-	files := slices.Clone(c.Files)
-	var one string
-	var many []string
-	switch raw := strings.TrimSpace(string(c.File)); {
-	case raw == "" || raw == "null":
-	case json.Unmarshal(c.File, &one) == nil:
-		files = append(files, one)
-	case json.Unmarshal(c.File, &many) == nil:
-		files = append(files, many...)
-	default:
-		return nil, fmt.Errorf("file is neither a path, a list nor null: %s", raw)
+	var files []string
+	for _, part := range c.Answers {
+		for _, label := range part {
+			i := strings.LastIndexByte(label, ':')
+			if i <= 0 {
+				return nil, fmt.Errorf("label %q is not file:line", label)
+			}
+			if !slices.Contains(files, label[:i]) {
+				files = append(files, label[:i])
+			}
+		}
 	}
 	return files, nil
 }
