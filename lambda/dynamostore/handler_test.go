@@ -87,11 +87,13 @@ func (g *gateway) waitFor(t *testing.T, conn, what string, cond func([]lambdates
 func instance(t *testing.T, g *gateway, storeEndpoint, table string, opts ...func(*lambda.Config)) *lambda.Handler {
 	t.Helper()
 	cfg := lambda.Config{
-		Retriever:           oneSnippet{},
-		Model:               lambda.NewMock(lambda.MockDelay(0, 0)),
-		Store:               dynamostore.New(client(storeEndpoint), table, dynamostore.Options{Timeout: time.Second}),
-		Sender:              apigw.New(aws.Config{Region: "us-east-1", Credentials: credentials, RetryMaxAttempts: 1}, apigw.Options{Endpoint: g.url}),
-		CancelCheckInterval: 100 * time.Millisecond, // as the bootstrap sets it
+		Retriever: oneSnippet{},
+		Model:     lambda.NewMock(lambda.MockDelay(0, 0)),
+		Store:     dynamostore.New(client(storeEndpoint), table, dynamostore.Options{Timeout: time.Second}),
+		Sender:    apigw.New(aws.Config{Region: "us-east-1", Credentials: credentials, RetryMaxAttempts: 1}, apigw.Options{Endpoint: g.url}),
+		// as the bootstrap sets them
+		CancelCheckInterval: 200 * time.Millisecond,
+		CoalesceInterval:    100 * time.Millisecond,
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -169,7 +171,7 @@ func checkReleased(t *testing.T, table, conn string, ids ...string) {
 
 // TestCancelAcrossInstances: instance A streams an answer; the cancel lands
 // on instance B, which shares only the table. B sets the flag and waits; A
-// sees the flag at its next check (at most every 100 ms), takes the end of
+// sees the flag at its next check (at most every 200 ms), takes the end of
 // the answer and sends stream_end cancelled itself, so no stream frame can
 // follow it; then B's invocation returns.
 func TestCancelAcrossInstances(t *testing.T) {
@@ -301,7 +303,7 @@ func TestHandoffStreamerHung(t *testing.T) {
 }
 
 // TestHandoffRace: three instances, answers streaming at 5 ms a token with
-// the bootstrap's 100 ms check interval, cancels and superseding messages
+// the bootstrap's 200 ms check interval and 100 ms coalescing, cancels and superseding messages
 // landing on any instance at random moments. Whatever the interleaving,
 // every message gets exactly one end, nothing of a message follows its end
 // (no stray stream frame after stream_end cancelled), a new message begins
