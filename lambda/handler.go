@@ -56,7 +56,9 @@
 // ended with stream_end cancelled, and waits for another answer's end are
 // bounded by it too (see awaitEnd), so that every message gets its end
 // before the runtime stops the invocation, and no later invocation waits
-// for an end that will never come.
+// for an end that will never come. Such a bounded wait takes the end after
+// at least twice the check interval (a live streamer's next check), unless
+// the invocation's own deadline is closer still.
 //
 // What is left: a post the streamer began before the cancel and that takes
 // longer than CancelHandoffTimeout − CancelCheckInterval to reach API Gateway

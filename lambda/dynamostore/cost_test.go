@@ -77,7 +77,8 @@ func total(n map[string]int) int {
 // the Management API emulator and DynamoDB requests at the client of the
 // store (against dynalite). It runs each question with a frame per token
 // and the cancel flag read every 100 ms (the settings before coalescing),
-// then with the bootstrap's defaults, and logs the figures. Coalescing
+// then with the bootstrap's defaults and with 250 ms coalescing, and logs
+// the figures. Coalescing
 // never sends more frames, and reading the flag at most every 200 ms,
 // before a frame, never more requests.
 func TestCostPerAnswer(t *testing.T) {
@@ -120,6 +121,7 @@ func TestCostPerAnswer(t *testing.T) {
 	}
 	before := measure("per token, 100ms check", 0, 100*time.Millisecond)
 	after := measure("bootstrap defaults", 100*time.Millisecond, 200*time.Millisecond)
+	measure("250ms coalescing", 250*time.Millisecond, 200*time.Millisecond)
 	for i, q := range questions {
 		if after[i].posts > before[i].posts || after[i].requests > before[i].requests {
 			t.Errorf("%q costs more with the defaults: %+v, per token %+v", q, after[i], before[i])

@@ -639,3 +639,47 @@ func TestStoreDownWhileStreaming(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadlineAcrossInstances: invocations with a 1.5 s timeout, as the
+// Lambda runtime sets it, and answers that would stream for 3 s. The
+// answer on A ends before A's deadline with stream_end cancelled; a
+// message on B while it streams waits for that end (or takes it) and ends
+// before its own deadline too; a follow-up on either instance is answered
+// in full; nothing is left in the table.
+func TestDeadlineAcrossInstances(t *testing.T) {
+	table := newTable(t)
+	g := newGateway(t)
+	a := instance(t, g, endpoint, table, slowModel)
+	b := instance(t, g, endpoint, table, slowModel)
+	connect(t, g, a, "c1")
+	long := "$say Premium" + strings.Repeat(" word", 300)
+	within := func(h *lambda.Handler, body string) <-chan error {
+		out := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+			defer cancel()
+			h.Handle(ctx, ev(lambda.EventMessage, "c1", body))
+			out <- ctx.Err()
+		}()
+		return out
+	}
+	first := within(a, frame(lambda.ClientFrame{Type: "message", ID: "m1", Text: long}))
+	if err := <-first; err != nil {
+		t.Fatalf("m1's invocation ran into its deadline: %v", err)
+	}
+	checkFlows(t, g.frames("c1"), "sources:m1 stream:m1 stream_end:m1:cancelled")
+	second := within(a, frame(lambda.ClientFrame{Type: "message", ID: "m2", Text: long}))
+	g.waitFor(t, "c1", "m2 streaming", func(fs []lambdatest.Frame) bool { return len(lambdatest.Deltas(fs, "m2")) > 20 })
+	third := within(b, frame(lambda.ClientFrame{Type: "message", ID: "m3", Text: long}))
+	for _, done := range []<-chan error{second, third} {
+		if err := <-done; err != nil {
+			t.Fatalf("an invocation ran into its deadline: %v", err)
+		}
+	}
+	checkFlows(t, g.frames("c1"), "sources:m1 stream:m1 stream_end:m1:cancelled sources:m2 stream:m2 stream_end:m2:cancelled sources:m3 stream:m3 stream_end:m3:cancelled")
+	if err := <-within(b, `{"type":"message","id":"m4","text":"How much is Premium?"}`); err != nil {
+		t.Fatal(err)
+	}
+	checkFlows(t, g.frames("c1"), "sources:m1 stream:m1 stream_end:m1:cancelled sources:m2 stream:m2 stream_end:m2:cancelled sources:m3 stream:m3 stream_end:m3:cancelled sources:m4 stream:m4 stream_end:m4:done response:m4:verified")
+	checkReleased(t, table, "c1", "m1", "m2", "m3", "m4")
+}
