@@ -284,7 +284,7 @@ func (r *run) flush(now time.Time) bool {
 	if !r.co.pending() {
 		return true
 	}
-	if r.cancelled() {
+	if r.cancelled(now) {
 		r.endCancelled()
 		return false
 	}
@@ -313,11 +313,10 @@ var errCutShort = errors.New("lambda: the invocation's deadline is near")
 // cancelled reports whether the store says the answer must stop (read at
 // most every CancelCheckInterval): cancelled, superseded or deleted
 // anywhere. A store error stops the answer too (fail-closed) after telling
-// the client.
-func (r *run) cancelled() bool {
+// the client. now is the time of the frame it gates, by the handler's clock.
+func (r *run) cancelled(now time.Time) bool {
 	h := r.h
 	if iv := h.cfg.CancelCheckInterval; iv > 0 {
-		now := h.clock.Now()
 		if now.Sub(r.lastCheck) < iv {
 			return false
 		}

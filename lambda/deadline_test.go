@@ -212,3 +212,37 @@ func defaultKB(t *testing.T) lambda.Retriever {
 	require.NoError(t, err)
 	return base
 }
+
+// TestCancelReadsPerAnswer: the typical answers, on the fake clock at the
+// mock's default speed, read the cancel flag at most once per check
+// interval and only before a frame (never right after the answer started,
+// never before its last frame, whose end is taken by a conditional write):
+// with the bootstrap's settings (100 ms coalescing, 200 ms checks) fewer
+// reads than per token with 100 ms checks.
+func TestCancelReadsPerAnswer(t *testing.T) {
+	reads := func(q string, coalesce, check time.Duration) (int, time.Duration) {
+		fs := &faultyStore{Store: lambda.NewMemStore()}
+		hs := newHarness(t, func(cfg *lambda.Config) {
+			cfg.Retriever = defaultKB(t)
+			cfg.Model = lambda.NewMock(lambda.MockClock(cfg.Clock))
+			cfg.Store = fs
+			cfg.CoalesceInterval, cfg.CancelCheckInterval = coalesce, check
+		})
+		hs.connect("c1")
+		start := hs.clock.Now()
+		hs.send("c1", msg("m1", q))
+		checkFlows(t, hs, "c1", "sources:m1 stream:m1 stream_end:m1:done response:m1:verified")
+		return fs.checkCount(), hs.clock.Now().Sub(start)
+	}
+	for _, q := range []string{
+		"How much does Premium cost?",
+		"hi, what does premium cost per month and is basic cheaper?? thx",
+		"Vad kostar Premium per månad?",
+	} {
+		before, _ := reads(q, 0, 100*time.Millisecond)
+		after, d := reads(q, 100*time.Millisecond, 200*time.Millisecond)
+		assert.Less(t, after, before, q)
+		assert.LessOrEqual(t, after, int(d/(200*time.Millisecond)), q)
+		t.Logf("%-66q %v: %d reads of the cancel flag (per token, 100 ms checks: %d)", q, d.Round(time.Millisecond), after, before)
+	}
+}
