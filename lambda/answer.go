@@ -167,18 +167,30 @@ func (r *run) run(f ClientFrame) {
 		guard = h.cfg.Policy.NewStreamGuard(r.srcs)
 	}
 	tc, _ := h.clock.(timerClock)
+	iv := h.cfg.CancelCheckInterval
+	active := false // a token came since the last read of the cancel flag
 	for {
-		var wake <-chan time.Time
-		var t *time.Timer
+		// Wake up to send buffered text when it is due, and, while tokens
+		// come, to read the cancel flag every check interval: a cancel on
+		// another instance is seen within the interval, not only at the
+		// next frame. A model that sends nothing costs no reads.
+		var wake, check <-chan time.Time
+		var t, ct *time.Timer
 		if tc != nil && r.co.pending() {
 			t = tc.Timer(r.co.due().Sub(h.clock.Now()))
 			wake = t.C
 		}
+		if tc != nil && iv > 0 && active {
+			ct = tc.Timer(r.lastCheck.Add(iv).Sub(h.clock.Now()))
+			check = ct.C
+		}
 		var tok token
-		woke, stopped := false, false
+		woke, checking, stopped := false, false, false
 		select {
 		case <-wake:
 			woke = true
+		case <-check:
+			checking = true
 		case <-r.mctx.Done():
 			stopped = true
 		case tok = <-next:
@@ -186,10 +198,21 @@ func (r *run) run(f ClientFrame) {
 		if t != nil {
 			t.Stop()
 		}
+		if ct != nil {
+			ct.Stop()
+		}
 		if woke {
 			if !r.flush(h.clock.Now()) {
 				return
 			}
+			continue
+		}
+		if checking {
+			if r.cancelled(h.clock.Now()) {
+				r.endCancelled()
+				return
+			}
+			active = false
 			continue
 		}
 		if stopped {
@@ -207,6 +230,7 @@ func (r *run) run(f ClientFrame) {
 			}
 			return
 		}
+		active = true
 		now := tok.at
 		// Text that should have gone out before this token (the wake-up
 		// came late, or the clock wakes nobody) goes out first, as it

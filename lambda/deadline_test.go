@@ -106,8 +106,8 @@ func TestDeadlineEveryMessageEnds(t *testing.T) {
 
 // TestDeadlineNoDoomedWait: the streamer of m1 on instance A is gone (its
 // model hangs), and the superseding message lands on B in an invocation
-// with a 1 s timeout, shorter than the 1 s handoff timeout plus the time
-// to answer. B does not wait out the handoff: it takes m1's end early
+// with a 2 s timeout, no longer than the handoff timeout (2 s): waiting it
+// out would leave no time to answer. B does not: it takes m1's end early
 // enough, sends its stream_end cancelled and answers m2 in full before its
 // deadline. A, when it wakes up, stays silent. A cancel in a short
 // invocation likewise ends m1 before its deadline.
@@ -123,10 +123,10 @@ func TestDeadlineNoDoomedWait(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newGateModel("Premium", " costs", " 399", " kr.")
 			a := gateHarness(t, g)
-			b := instanceOf(t, a, func(cfg *lambda.Config) { cfg.CancelHandoffTimeout = time.Second })
+			b := instanceOf(t, a, func(cfg *lambda.Config) { cfg.CancelHandoffTimeout = 2 * time.Second })
 			a.connect("c1")
 			done := streaming(t, a, g, "c1", "m1", "How much does Premium cost?")
-			require.NoError(t, <-b.within(time.Second, "c1", tc.frame), "the invocation ran into its deadline")
+			require.NoError(t, <-b.within(2*time.Second, "c1", tc.frame), "the invocation ran into its deadline")
 			checkFlows(t, a, "c1", tc.want)
 			g.release() // the hung streamer wakes up
 			<-done
@@ -215,8 +215,9 @@ func defaultKB(t *testing.T) lambda.Retriever {
 
 // TestCancelReadsPerAnswer: the typical answers, on the fake clock at the
 // mock's default speed, read the cancel flag at most once per check
-// interval and only before a frame (never right after the answer started,
-// never before its last frame, whose end is taken by a conditional write):
+// interval (the fake clock wakes nobody: only before a frame), never right
+// after the answer started, never before its last frame (whose end is
+// taken by a conditional write):
 // with the bootstrap's settings (100 ms coalescing, 200 ms checks) fewer
 // reads than per token with 100 ms checks.
 func TestCancelReadsPerAnswer(t *testing.T) {

@@ -33,9 +33,10 @@
 //     connection's mutex, takes its end and sends stream_end cancelled at
 //     once: nothing of the answer is sent after the stop.
 //   - Otherwise it sets the cancel flag and waits. The streamer, on another
-//     instance, reads the flag before it sends the next `stream` frame (at
-//     most every [Config.CancelCheckInterval]; the end it takes with a
-//     conditional write that fails once the answer is cancelled),
+//     instance, reads the flag every [Config.CancelCheckInterval] while
+//     tokens come, and always before it posts a frame if its last read is
+//     older (the end it takes with a conditional write that fails once the
+//     answer is cancelled),
 //     takes the end, sends stream_end cancelled and releases the answer's
 //     record; the waiting invocation polls [Store.AnswerReleased] and goes
 //     on. A superseding message sends its sources only then, so the old
@@ -142,13 +143,16 @@ type Config struct {
 	// ActionTimeout bounds one executor run (default 10 s). Executors run
 	// detached from cancel and disconnect, so an action never stops halfway.
 	ActionTimeout time.Duration
-	// CancelCheckInterval rate-limits the streaming loop's reads of the
-	// store's cancel flag: 0 (default, right for the memory store) checks
-	// between every two tokens; a DynamoDB store may want e.g. 100 ms.
+	// CancelCheckInterval is how often a streaming answer reads the
+	// store's cancel flag: while tokens come, every interval (a timer, with
+	// a Clock that has one: SystemClock), and before a frame is posted if
+	// the last read is older; a model that sends nothing costs no reads.
+	// 0 (default, right for the memory store) reads before every frame.
 	// Cancels handled in the same process act at once whatever this says;
 	// a cancel (or superseding message) handled on another instance takes
-	// effect at the streamer's next check, within about this interval plus
-	// one token, and the stream_end cancelled comes then.
+	// effect at the streamer's next read, within about this interval, and
+	// the stream_end cancelled comes then. A DynamoDB store may want e.g.
+	// 200 ms.
 	CancelCheckInterval time.Duration
 	// CancelHandoffTimeout bounds how long an invocation that cancelled or
 	// superseded an answer streaming on another instance waits for that

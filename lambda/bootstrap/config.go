@@ -28,9 +28,8 @@ type config struct {
 	AuthSecret          string   // GROUNDWIRE_AUTH_SECRET: also admits tokens signed with it (lambda.SignToken)
 	Origins             []string // GROUNDWIRE_ORIGINS: comma-separated allowed origins, "*" for any
 	CancelCheckInterval time.Duration
-	// GROUNDWIRE_CANCEL_CHECK_INTERVAL (default 200ms): how often, at
-	// most, the streaming loop reads the cancel flag from DynamoDB (before
-	// it posts a frame).
+	// GROUNDWIRE_CANCEL_CHECK_INTERVAL (default 200ms): how often the
+	// streaming loop reads the cancel flag from DynamoDB while tokens come.
 	CancelHandoffTimeout time.Duration
 	// GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT (default 0: the handler's,
 	// max(3 × interval, 1s)): how long a cancel waits for the streaming

@@ -262,6 +262,17 @@ func (t *stuckTokens) Next() (string, error) {
 
 func (t *stuckTokens) Close() error { return nil }
 
+// flagReads counts the reads of the cancel flag.
+type flagReads struct {
+	lambda.Store
+	n atomic.Int32
+}
+
+func (s *flagReads) AnswerCancelled(ctx context.Context, conn, msg string) (bool, error) {
+	s.n.Add(1)
+	return s.Store.AnswerCancelled(ctx, conn, msg)
+}
+
 // TestHandoffStreamerHung: the streamer on A hangs; the cancel (or the
 // superseding message) on B waits CancelHandoffTimeout, then takes the end
 // and sends stream_end cancelled itself. When A wakes up it reads the
@@ -276,7 +287,12 @@ func TestHandoffStreamerHung(t *testing.T) {
 			g := newGateway(t)
 			stuck := stuckModel{release: make(chan struct{})}
 			var warnings warnCounter
-			a := instance(t, g, endpoint, table, func(cfg *lambda.Config) { cfg.Model, cfg.Mode = stuck, lambda.ModeAfter })
+			reads := &flagReads{}
+			a := instance(t, g, endpoint, table, func(cfg *lambda.Config) {
+				cfg.Model, cfg.Mode = stuck, lambda.ModeAfter
+				reads.Store = cfg.Store
+				cfg.Store = reads
+			})
 			b := instance(t, g, endpoint, table, logTo(&warnings), func(cfg *lambda.Config) { cfg.CancelHandoffTimeout = 300 * time.Millisecond })
 			connect(t, g, a, "c1")
 			done := make(chan struct{})
@@ -285,6 +301,14 @@ func TestHandoffStreamerHung(t *testing.T) {
 				a.Handle(context.Background(), ev(lambda.EventMessage, "c1", `{"type":"message","id":"m1","text":"How much is Premium?"}`))
 			}()
 			g.waitFor(t, "c1", "streaming", func(fs []lambdatest.Frame) bool { return len(lambdatest.Deltas(fs, "m1")) >= 3*len(" word") })
+			// A reads the flag once more a check interval after its last
+			// token, then nothing until the model wakes up: cancel after
+			// that read
+			for deadline := time.Now().Add(5 * time.Second); reads.n.Load() == 0; time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("A never read the cancel flag")
+				}
+			}
 			start := time.Now()
 			b.Handle(context.Background(), ev(lambda.EventMessage, "c1", tc.frame))
 			if d := time.Since(start); d < 300*time.Millisecond {
