@@ -247,3 +247,34 @@ func TestCancelReadsPerAnswer(t *testing.T) {
 		t.Logf("%-66q %v: %d reads of the cancel flag (per token, 100 ms checks: %d)", q, d.Round(time.Millisecond), after, before)
 	}
 }
+
+// TestCancelCheckTimer: on the system clock the streamer reads the cancel
+// flag every check interval while tokens come, even when no frame is due
+// (here the coalescing interval is far longer): a cancel on another
+// instance ends the stream at the streamer's next read, before the
+// canceller's handoff times out, and the buffered tokens are never sent.
+func TestCancelCheckTimer(t *testing.T) {
+	g := newGateModel("Premium", " costs", " 399", " kr.")
+	var warnings logCounter
+	a := gateHarness(t, g, func(cfg *lambda.Config) {
+		cfg.Clock = lambda.SystemClock{}
+		cfg.CancelCheckInterval = 20 * time.Millisecond
+		cfg.CoalesceInterval = time.Hour
+	})
+	b := instanceOf(t, a, logTo(&warnings), func(cfg *lambda.Config) { cfg.CancelHandoffTimeout = 10 * time.Second })
+	a.connect("c1")
+	done := streaming(t, a, g, "c1", "m1", "How much does Premium cost?")
+	g.step <- struct{}{} // buffered
+	cancelled := b.sendAsync("c1", cancel("m1"))
+	require.Eventually(t, func() bool {
+		stop, err := a.store.AnswerCancelled(t.Context(), "c1", "m1")
+		return err == nil && stop
+	}, 5*time.Second, time.Millisecond, "the cancel is not recorded")
+	g.step <- struct{}{} // a token came: the streamer reads the flag within 20 ms
+	<-cancelled
+	g.release()
+	<-done
+	checkFlows(t, a, "c1", "sources:m1 stream:m1 stream_end:m1:cancelled")
+	assert.Equal(t, "Premium", deltas(a.frames("c1"), "m1"))
+	assert.Zero(t, warnings.n.Load(), "the handoff timed out")
+}
