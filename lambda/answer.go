@@ -20,7 +20,9 @@ type run struct {
 	c     *conn
 	live  *liveAnswer
 	ctx   context.Context // the invocation's: for sends and the store
-	mctx  context.Context // cancelled by stop: for the model
+	mctx  context.Context // cancelled by stop, or at stopAt: for the model
+	halt  context.CancelFunc
+	co    coalescer // released text not sent yet
 	id    string
 	text  string
 	lang  Lang
@@ -38,10 +40,17 @@ type run struct {
 // stream_end → response → optional action_suggestion. It returns when the
 // answer has ended, been cancelled or superseded, or the connection is gone.
 func (h *Handler) answer(ctx context.Context, c *conn, f ClientFrame) {
+	stopAt := h.stopAt(ctx)
 	mctx, halt := context.WithCancel(ctx)
 	defer halt()
+	if !stopAt.IsZero() {
+		var stop context.CancelFunc
+		mctx, stop = context.WithDeadlineCause(mctx, stopAt, errCutShort)
+		defer stop()
+	}
 	live := &liveAnswer{msgID: f.ID, halt: halt}
-	r := &run{h: h, c: c, live: live, ctx: ctx, mctx: mctx, id: f.ID, text: f.Text}
+	r := &run{h: h, c: c, live: live, ctx: ctx, mctx: mctx, halt: halt, id: f.ID, text: f.Text}
+	r.co.every = h.cfg.CoalesceInterval
 
 	c.mu.Lock()
 	prev, err := h.store.StartAnswer(ctx, c.id, f.ID, h.clock.Now())
@@ -60,6 +69,9 @@ func (h *Handler) answer(ctx context.Context, c *conn, f ClientFrame) {
 	}
 	if prev == "" {
 		c.live = live
+		// the store has just recorded the answer active: as good as a
+		// read of its cancel flag
+		r.lastCheck = h.clock.Now()
 	}
 	c.mu.Unlock()
 	defer func() {
@@ -73,7 +85,11 @@ func (h *Handler) answer(ctx context.Context, c *conn, f ClientFrame) {
 		// The previous answer is not live in this process: its end is
 		// sent by its streamer on another instance (or by awaitEnd if
 		// that one is gone), and nothing of this answer may precede it.
-		h.awaitEnd(ctx, c, prev)
+		h.awaitEnd(ctx, c, prev, stopAt)
+		if !stopAt.IsZero() && !time.Now().Before(stopAt) {
+			r.cutShort() // no time left to answer
+			return
+		}
 		if !r.goLive() {
 			return
 		}
@@ -99,6 +115,7 @@ func (r *run) goLive() bool {
 		h.endCancelledLocked(r.ctx, c, r.id)
 		return false
 	}
+	r.lastCheck = h.clock.Now()
 	if old := c.live; old != nil {
 		c.live = nil
 		h.stopLocked(r.ctx, c, old)
@@ -121,65 +138,117 @@ func (r *run) run(f ClientFrame) {
 	}
 
 	if len(r.cites) == 0 {
-		sentence := r.lang.texts().NoSources
-		if !r.delta(sentence) {
-			r.abandon()
-			return
-		}
+		r.co.add(h.clock.Now(), r.lang.texts().NoSources)
 		r.finish(ReasonDone, StatusNoSources, guardrail.Verdict{Grounded: true})
 		return
 	}
 
 	toks, err := h.model.Stream(r.mctx, Prompt{Question: r.text, Lang: r.lang, Snippets: r.cites})
 	if err != nil {
-		r.fail(err)
+		if r.mctx.Err() != nil {
+			r.interrupted()
+		} else {
+			r.fail(err)
+		}
 		return
 	}
-	defer toks.Close()
+	next, done := r.produce(toks)
+	defer func() {
+		// the producer stops at the next token once the model's context
+		// is done; Close only after it returned (Tokens are read by one
+		// goroutine)
+		r.halt()
+		<-done
+		toks.Close()
+	}()
 
 	var guard *guardrail.StreamGuard
 	if h.cfg.Mode == ModeHold {
 		guard = h.cfg.Policy.NewStreamGuard(r.srcs)
 	}
+	tc, _ := h.clock.(timerClock)
+	iv := h.cfg.CancelCheckInterval
+	active := false // a token came since the last read of the cancel flag
 	for {
-		tok, err := toks.Next()
-		if errors.Is(err, io.EOF) {
-			break
+		// Wake up to send buffered text when it is due, and, while tokens
+		// come, to read the cancel flag every check interval: a cancel on
+		// another instance is seen within the interval, not only at the
+		// next frame. A model that sends nothing costs no reads.
+		var wake, check <-chan time.Time
+		var t, ct *time.Timer
+		if tc != nil && r.co.pending() {
+			t = tc.Timer(r.co.due().Sub(h.clock.Now()))
+			wake = t.C
 		}
-		if err != nil {
-			if r.mctx.Err() != nil {
-				r.abandon() // stopped, or the invocation is over
-			} else {
-				r.fail(err)
-			}
-			return
+		if tc != nil && iv > 0 && active {
+			ct = tc.Timer(r.lastCheck.Add(iv).Sub(h.clock.Now()))
+			check = ct.C
 		}
-		if r.mctx.Err() != nil {
-			r.abandon() // stopped, or the invocation is over
-			return
+		var tok token
+		woke, checking, stopped := false, false, false
+		select {
+		case <-wake:
+			woke = true
+		case <-check:
+			checking = true
+		case <-r.mctx.Done():
+			stopped = true
+		case tok = <-next:
 		}
-		// Check the cancel flag after the token arrived and right before
-		// it is sent: a cancel that completed before this point (in any
-		// process) is honoured, so the stream stops before the next token.
-		if r.cancelled() {
-			r.endCancelled()
-			return
+		if t != nil {
+			t.Stop()
 		}
-		r.produced.WriteString(tok)
-		if guard == nil {
-			if !r.delta(tok) {
-				r.abandon()
+		if ct != nil {
+			ct.Stop()
+		}
+		if woke {
+			if !r.flush(h.clock.Now()) {
 				return
 			}
 			continue
 		}
-		safe, ok := guard.Feed(tok)
-		if safe != "" && !r.delta(safe) {
-			r.abandon()
+		if checking {
+			if r.cancelled(h.clock.Now()) {
+				r.endCancelled()
+				return
+			}
+			active = false
+			continue
+		}
+		if stopped {
+			r.interrupted() // stopped, cut short, or the invocation is over
 			return
 		}
+		if errors.Is(tok.err, io.EOF) {
+			break
+		}
+		if tok.err != nil {
+			if r.mctx.Err() != nil {
+				r.interrupted()
+			} else {
+				r.fail(tok.err)
+			}
+			return
+		}
+		active = true
+		now := tok.at
+		// Text that should have gone out before this token (the wake-up
+		// came late, or the clock wakes nobody) goes out first, as it
+		// would have at its due time.
+		if r.co.overdue(now) && !r.flush(r.co.due()) {
+			return
+		}
+		r.produced.WriteString(tok.s)
+		safe, ok := tok.s, true
+		if guard != nil {
+			safe, ok = guard.Feed(tok.s)
+		}
 		if !ok {
+			r.co.add(now, safe)
 			r.finish(ReasonBlocked, StatusBlocked, h.cfg.Policy.Verify(r.produced.String(), r.srcs))
+			return
+		}
+		if safe != "" && r.co.add(now, safe) && !r.flush(now) {
 			return
 		}
 	}
@@ -188,9 +257,8 @@ func (r *run) run(f ClientFrame) {
 	if guard != nil {
 		var safe string
 		safe, v = guard.Close()
-		if v.Grounded && safe != "" && !r.delta(safe) {
-			r.abandon()
-			return
+		if v.Grounded {
+			r.co.add(h.clock.Now(), safe)
 		}
 	} else {
 		v = h.cfg.Policy.Verify(r.produced.String(), r.srcs)
@@ -202,14 +270,77 @@ func (r *run) run(f ClientFrame) {
 	r.finish(ReasonDone, StatusVerified, v)
 }
 
+// token is what the model's stream gave: a token or an error (io.EOF at
+// the end).
+type token struct {
+	s   string
+	err error
+	at  time.Time // when it came, by the handler's clock
+}
+
+// produce reads the model's tokens in a goroutine, so that the streaming
+// loop can send buffered text while the model is slow. The goroutine ends
+// after the first error (io.EOF included) or when the model's context is
+// done; done is closed then.
+func (r *run) produce(toks Tokens) (<-chan token, <-chan struct{}) {
+	next, done := make(chan token), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			s, err := toks.Next()
+			select {
+			case next <- token{s, err, r.h.clock.Now()}:
+			case <-r.mctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return next, done
+}
+
+// flush sends the buffered released text, sent at now, after checking the
+// cancel flag: nothing goes out once the store says the answer must stop.
+// It reports whether the answer goes on.
+func (r *run) flush(now time.Time) bool {
+	if !r.co.pending() {
+		return true
+	}
+	if r.cancelled(now) {
+		r.endCancelled()
+		return false
+	}
+	if !r.delta(r.co.take(now)) {
+		r.abandon()
+		return false
+	}
+	return true
+}
+
+// interrupted ends an answer whose model context is done: cut short at
+// the invocation's deadline, or stopped in this process (whoever stopped
+// it took care of its end), or the invocation is over.
+func (r *run) interrupted() {
+	if errors.Is(context.Cause(r.mctx), errCutShort) {
+		r.cutShort()
+		return
+	}
+	r.abandon()
+}
+
+// errCutShort is the cause of the model's context when the answer is ended
+// before the invocation's deadline.
+var errCutShort = errors.New("lambda: the invocation's deadline is near")
+
 // cancelled reports whether the store says the answer must stop (read at
 // most every CancelCheckInterval): cancelled, superseded or deleted
 // anywhere. A store error stops the answer too (fail-closed) after telling
-// the client.
-func (r *run) cancelled() bool {
+// the client. now is the time of the frame it gates, by the handler's clock.
+func (r *run) cancelled(now time.Time) bool {
 	h := r.h
 	if iv := h.cfg.CancelCheckInterval; iv > 0 {
-		now := h.clock.Now()
 		if now.Sub(r.lastCheck) < iv {
 			return false
 		}
@@ -236,7 +367,18 @@ func (r *run) emit(frame any) bool {
 
 // delta sends released answer text.
 func (r *run) delta(s string) bool {
-	if !r.emit(StreamFrame{Type: TypeStream, ID: r.id, Delta: s}) {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	if r.live.stopped {
+		return false
+	}
+	return r.deltaLocked(s)
+}
+
+// deltaLocked is delta with c.mu held, whether or not the answer is
+// stopped (its end's taker sends the last text).
+func (r *run) deltaLocked(s string) bool {
+	if r.h.sendLocked(r.ctx, r.c, r.id, StreamFrame{Type: TypeStream, ID: r.id, Delta: s}) != nil {
 		return false
 	}
 	r.streamed.WriteString(s)
@@ -265,6 +407,11 @@ func (r *run) finish(reason, status string, v guardrail.Verdict) {
 		return
 	}
 	defer r.release()
+	// the end is taken: the text still buffered goes out without another
+	// read of the cancel flag (a cancel now fails)
+	if r.co.pending() && !r.deltaLocked(r.co.take(h.clock.Now())) {
+		return
+	}
 	resp := ResponseFrame{
 		Type:      TypeResponse,
 		ID:        r.id,
@@ -282,6 +429,39 @@ func (r *run) finish(reason, status string, v guardrail.Verdict) {
 		return
 	}
 	h.suggestLocked(r.ctx, c, r.id, r.text)
+}
+
+// cutShort ends the answer before the invocation's deadline, leaving time
+// for its final writes: the released text still buffered, then stream_end
+// cancelled (nothing follows it, as after a cancel), and the record is
+// released, so that the client has its end and nobody waits for it. If it
+// was cancelled meanwhile, it sends stream_end cancelled if it takes that
+// end.
+func (r *run) cutShort() {
+	h, c := r.h, r.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r.live.stopped {
+		return
+	}
+	r.live.stop()
+	h.log.WarnContext(r.ctx, "answer cut short: the invocation's deadline is near", "conn", c.id, "msg", Mask(r.id))
+	ctx := context.WithoutCancel(r.ctx)
+	ended, err := h.store.EndAnswer(ctx, c.id, r.id)
+	if err != nil {
+		// fail closed: the client still gets its end
+		h.logError(r.ctx, "end answer: store", c.id, r.id, err)
+		ended = true
+	}
+	if !ended {
+		h.endCancelledLocked(ctx, c, r.id)
+		return
+	}
+	defer r.release()
+	if r.co.pending() && !r.deltaLocked(r.co.take(h.clock.Now())) {
+		return
+	}
+	h.sendLocked(ctx, c, r.id, StreamEndFrame{Type: TypeStreamEnd, ID: r.id, Reason: ReasonCancelled})
 }
 
 // fail ends the answer on an internal error: logged, and the client gets an

@@ -300,9 +300,16 @@ func TestCancelledWhileWaiting(t *testing.T) {
 // and superseding messages landing on either instance at random moments.
 // Whatever the interleaving, every message gets exactly one end, nothing of
 // a message follows its end, a new message begins after the previous one
-// ended, and no record is left.
+// ended, and no record is left; per token and with coalesced frames.
 func TestHandoffRace(t *testing.T) {
+	for _, every := range []time.Duration{0, 3 * time.Millisecond} {
+		t.Run(fmt.Sprintf("coalesce=%v", every), func(t *testing.T) { handoffRace(t, every) })
+	}
+}
+
+func handoffRace(t *testing.T, coalesce time.Duration) {
 	opts := func(cfg *lambda.Config) {
+		cfg.CoalesceInterval = coalesce
 		cfg.Clock = lambda.SystemClock{}
 		cfg.Model = lambda.NewMock(lambda.MockDelay(time.Millisecond, 2*time.Millisecond), lambda.MockClock(lambda.SystemClock{}))
 		cfg.Mode = lambda.ModeAfter

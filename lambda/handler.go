@@ -33,8 +33,10 @@
 //     connection's mutex, takes its end and sends stream_end cancelled at
 //     once: nothing of the answer is sent after the stop.
 //   - Otherwise it sets the cancel flag and waits. The streamer, on another
-//     instance, reads the flag between two tokens (at most every
-//     [Config.CancelCheckInterval], always before it sends the next one),
+//     instance, reads the flag every [Config.CancelCheckInterval] while
+//     tokens come, and always before it posts a frame if its last read is
+//     older (the end it takes with a conditional write that fails once the
+//     answer is cancelled),
 //     takes the end, sends stream_end cancelled and releases the answer's
 //     record; the waiting invocation polls [Store.AnswerReleased] and goes
 //     on. A superseding message sends its sources only then, so the old
@@ -47,6 +49,17 @@
 //     stream_end cancelled itself. A hung streamer that wakes up later reads
 //     the flag before it posts anything (its last read is older than the
 //     check interval, which is at most half the timeout) and stays silent.
+//
+// # Deadlines
+//
+// An invocation's context carries its deadline (in Lambda the function's
+// timeout). An answer still streaming [Config.DeadlineMargin] before it is
+// ended with stream_end cancelled, and waits for another answer's end are
+// bounded by it too (see awaitEnd), so that every message gets its end
+// before the runtime stops the invocation, and no later invocation waits
+// for an end that will never come. Such a bounded wait takes the end after
+// at least twice the check interval (a live streamer's next check), unless
+// the invocation's own deadline is closer still.
 //
 // What is left: a post the streamer began before the cancel and that takes
 // longer than CancelHandoffTimeout − CancelCheckInterval to reach API Gateway
@@ -130,13 +143,16 @@ type Config struct {
 	// ActionTimeout bounds one executor run (default 10 s). Executors run
 	// detached from cancel and disconnect, so an action never stops halfway.
 	ActionTimeout time.Duration
-	// CancelCheckInterval rate-limits the streaming loop's reads of the
-	// store's cancel flag: 0 (default, right for the memory store) checks
-	// between every two tokens; a DynamoDB store may want e.g. 100 ms.
+	// CancelCheckInterval is how often a streaming answer reads the
+	// store's cancel flag: while tokens come, every interval (a timer, with
+	// a Clock that has one: SystemClock), and before a frame is posted if
+	// the last read is older; a model that sends nothing costs no reads.
+	// 0 (default, right for the memory store) reads before every frame.
 	// Cancels handled in the same process act at once whatever this says;
 	// a cancel (or superseding message) handled on another instance takes
-	// effect at the streamer's next check, within about this interval plus
-	// one token, and the stream_end cancelled comes then.
+	// effect at the streamer's next read, within about this interval, and
+	// the stream_end cancelled comes then. A DynamoDB store may want e.g.
+	// 200 ms.
 	CancelCheckInterval time.Duration
 	// CancelHandoffTimeout bounds how long an invocation that cancelled or
 	// superseded an answer streaming on another instance waits for that
@@ -146,6 +162,20 @@ type Config struct {
 	// CancelCheckInterval are raised to that. Measured in real time, not
 	// by Clock.
 	CancelHandoffTimeout time.Duration
+	// CoalesceInterval batches an answer's released text into fewer
+	// `stream` frames (in AWS each is a billed PostToConnection): text
+	// released when nothing was sent for this long (the first text in
+	// particular) goes out at once, later text at most this long after the
+	// previous frame, so frames are at least this far apart and no released
+	// text waits longer. 0 (default) sends every released piece at once.
+	CoalesceInterval time.Duration
+	// DeadlineMargin is how long before the invocation's deadline (the
+	// context's, which the Lambda runtime sets from the function's timeout)
+	// an answer is ended, to leave time for its final writes: it gets
+	// stream_end cancelled then, and a wait for another answer's end gives
+	// up so that the client still gets both ends. At most half the time
+	// left when the invocation starts; default 1 s.
+	DeadlineMargin time.Duration
 	// Logger receives internal errors (default: discard). Phone-like
 	// numbers are masked; tokens and message texts are never logged unless
 	// LogText is set.
@@ -200,6 +230,9 @@ func (a *liveAnswer) stop() {
 	a.halt()
 }
 
+// DefaultDeadlineMargin is the default of Config.DeadlineMargin.
+const DefaultDeadlineMargin = time.Second
+
 // DefaultCancelHandoffTimeout is the least default of
 // Config.CancelHandoffTimeout.
 const DefaultCancelHandoffTimeout = time.Second
@@ -237,6 +270,12 @@ func New(cfg Config) (*Handler, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.CoalesceInterval < 0 {
+		cfg.CoalesceInterval = 0
+	}
+	if cfg.DeadlineMargin <= 0 {
+		cfg.DeadlineMargin = DefaultDeadlineMargin
 	}
 	if cfg.CancelCheckInterval < 0 {
 		cfg.CancelCheckInterval = 0
@@ -470,6 +509,18 @@ func (h *Handler) endCancelledLocked(ctx context.Context, c *conn, id string) bo
 	return true
 }
 
+// stopAt is when an invocation with ctx must end its work to leave time
+// for its final writes before ctx's deadline (in Lambda the invocation's):
+// the deadline less DeadlineMargin, or less half the time left when that is
+// shorter. Zero: ctx has no deadline.
+func (h *Handler) stopAt(ctx context.Context) time.Time {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return time.Time{}
+	}
+	return d.Add(-min(h.cfg.DeadlineMargin, max(time.Until(d)/2, 0)))
+}
+
 // awaitEnd waits until the end of answer id has been sent: id was cancelled
 // or superseded (by this invocation or an earlier one) and is not live in
 // this process, so its streamer, on another instance, sends its stream_end
@@ -478,8 +529,25 @@ func (h *Handler) endCancelledLocked(ctx context.Context, c *conn, id string) bo
 // died or hangs), this invocation takes it and sends the stream_end itself;
 // if someone took it but has not released it, it waits once more at most
 // the timeout. Store errors end the wait (logged). c.mu must not be held.
-func (h *Handler) awaitEnd(ctx context.Context, c *conn, id string) {
-	deadline := time.Now().Add(h.handoff)
+//
+// With a limit (this invocation's stopAt) the wait never outlasts it, and
+// each round waits at most half the time left before it (but at least
+// twice the check interval, a live streamer's next check): an invocation
+// does not inherit a doomed wait for a streamer that is gone, it takes the
+// end early enough to do its own work.
+func (h *Handler) awaitEnd(ctx context.Context, c *conn, id string, limit time.Time) {
+	round := func() time.Time {
+		now := time.Now()
+		d := now.Add(h.handoff)
+		if !limit.IsZero() {
+			d = now.Add(min(h.handoff, max(limit.Sub(now)/2, 2*h.cfg.CancelCheckInterval)))
+			if d.After(limit) {
+				d = limit
+			}
+		}
+		return d
+	}
+	deadline := round()
 	tried := false
 	for {
 		done, err := h.store.AnswerReleased(ctx, c.id, id)
@@ -490,7 +558,7 @@ func (h *Handler) awaitEnd(ctx context.Context, c *conn, id string) {
 		if done {
 			return
 		}
-		if time.Now().After(deadline) {
+		if !time.Now().Before(deadline) {
 			if tried {
 				h.log.WarnContext(ctx, "answer end taken but not released", "conn", c.id, "msg", Mask(id))
 				return
@@ -498,15 +566,15 @@ func (h *Handler) awaitEnd(ctx context.Context, c *conn, id string) {
 			tried = true
 			h.log.WarnContext(ctx, "cancel handoff timed out: sending stream_end cancelled for the streamer", "conn", c.id, "msg", Mask(id))
 			c.mu.Lock()
-			won := h.endCancelledLocked(ctx, c, id)
+			won := h.endCancelledLocked(context.WithoutCancel(ctx), c, id)
 			c.mu.Unlock()
 			if won {
 				return
 			}
-			deadline = time.Now().Add(h.handoff)
+			deadline = round()
 			continue
 		}
-		if (SystemClock{}).Sleep(ctx, h.poll) != nil {
+		if (SystemClock{}).Sleep(ctx, min(h.poll, time.Until(deadline))) != nil {
 			return
 		}
 	}

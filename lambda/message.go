@@ -108,7 +108,7 @@ func (h *Handler) cancel(ctx context.Context, c *conn, msgID string) {
 	}
 	c.mu.Unlock()
 	if !settled {
-		h.awaitEnd(ctx, c, cancelled)
+		h.awaitEnd(ctx, c, cancelled, h.stopAt(ctx))
 	}
 	if err := h.store.WithdrawSuggestions(ctx, c.id, h.clock.Now()); err != nil {
 		h.logError(ctx, "cancel: withdraw suggestions", c.id, msgID, err)

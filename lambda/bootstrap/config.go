@@ -28,12 +28,20 @@ type config struct {
 	AuthSecret          string   // GROUNDWIRE_AUTH_SECRET: also admits tokens signed with it (lambda.SignToken)
 	Origins             []string // GROUNDWIRE_ORIGINS: comma-separated allowed origins, "*" for any
 	CancelCheckInterval time.Duration
-	// GROUNDWIRE_CANCEL_CHECK_INTERVAL (default 100ms): how often the
-	// streaming loop reads the cancel flag from DynamoDB.
+	// GROUNDWIRE_CANCEL_CHECK_INTERVAL (default 200ms): how often the
+	// streaming loop reads the cancel flag from DynamoDB while tokens come.
 	CancelHandoffTimeout time.Duration
 	// GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT (default 0: the handler's,
 	// max(3 × interval, 1s)): how long a cancel waits for the streaming
 	// instance to send stream_end cancelled before sending it itself.
+	CoalesceInterval time.Duration
+	// GROUNDWIRE_COALESCE_INTERVAL (default 100ms, 0: a frame per token):
+	// released answer text is posted at most this often and waits at most
+	// this long; the first text goes out at once.
+	DeadlineMargin time.Duration
+	// GROUNDWIRE_DEADLINE_MARGIN (default 1s): an answer still streaming
+	// this long before the function's timeout ends with stream_end
+	// cancelled (at most half the invocation's time).
 	Endpoint      string        // GROUNDWIRE_ENDPOINT: Management API endpoint override (local runs)
 	NoRateLimit   bool          // GROUNDWIRE_NO_RATE_LIMIT: true for load tests
 	LogLevel      slog.Level    // GROUNDWIRE_LOG_LEVEL: debug | info (default) | warn | error
@@ -44,7 +52,8 @@ type config struct {
 
 // Defaults.
 const (
-	defaultCancelCheck = 100 * time.Millisecond
+	defaultCancelCheck = 200 * time.Millisecond
+	defaultCoalesce    = 100 * time.Millisecond
 	defaultAttempts    = 3
 	defaultAWSTimeout  = 2 * time.Second
 )
@@ -57,6 +66,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		TokenDelayMax:       80 * time.Millisecond,
 		MockSeed:            1,
 		CancelCheckInterval: defaultCancelCheck,
+		CoalesceInterval:    defaultCoalesce,
+		DeadlineMargin:      lambda.DefaultDeadlineMargin,
 		LogLevel:            slog.LevelInfo,
 		AWSMaxRetries:       defaultAttempts,
 		AWSTimeout:          defaultAWSTimeout,
@@ -144,6 +155,20 @@ func loadConfig(getenv func(string) string) (config, error) {
 			bad("GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT", v, err.Error())
 		}
 		c.CancelHandoffTimeout = d
+	}
+	if v := get("GROUNDWIRE_COALESCE_INTERVAL"); v != "" {
+		d, err := parseDuration(v)
+		if err != nil {
+			bad("GROUNDWIRE_COALESCE_INTERVAL", v, err.Error())
+		}
+		c.CoalesceInterval = d
+	}
+	if v := get("GROUNDWIRE_DEADLINE_MARGIN"); v != "" {
+		d, err := parseDuration(v)
+		if err != nil || d == 0 {
+			bad("GROUNDWIRE_DEADLINE_MARGIN", v, "want a positive duration like 1s")
+		}
+		c.DeadlineMargin = d
 	}
 	c.Endpoint = strings.TrimSuffix(get("GROUNDWIRE_ENDPOINT"), "/")
 	if c.Endpoint != "" && !strings.HasPrefix(c.Endpoint, "http://") && !strings.HasPrefix(c.Endpoint, "https://") {

@@ -26,7 +26,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 	want := config{
 		Table: "groundwire", Mode: lambda.ModeHold, Model: "mock",
 		TokenDelayMin: 20 * time.Millisecond, TokenDelayMax: 80 * time.Millisecond, MockSeed: 1,
-		CancelCheckInterval: 100 * time.Millisecond, LogLevel: slog.LevelInfo,
+		CancelCheckInterval: 200 * time.Millisecond, CoalesceInterval: 100 * time.Millisecond, DeadlineMargin: time.Second,
+		LogLevel:      slog.LevelInfo,
 		AWSMaxRetries: 3, AWSTimeout: 2 * time.Second,
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -51,6 +52,8 @@ func TestLoadConfigAll(t *testing.T) {
 		"GROUNDWIRE_ORIGINS":                "https://app.example.com, https://x.example.com ,",
 		"GROUNDWIRE_CANCEL_CHECK_INTERVAL":  "0",
 		"GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT": "2s",
+		"GROUNDWIRE_COALESCE_INTERVAL":      "0",
+		"GROUNDWIRE_DEADLINE_MARGIN":        "250ms",
 		"GROUNDWIRE_ENDPOINT":               "http://127.0.0.1:8787/",
 		"GROUNDWIRE_NO_RATE_LIMIT":          "true",
 		"GROUNDWIRE_LOG_LEVEL":              "debug",
@@ -67,6 +70,7 @@ func TestLoadConfigAll(t *testing.T) {
 		AuthToken: "s3cret", AuthSecret: "0123456789abcdef", Origins: []string{"https://app.example.com", "https://x.example.com"},
 		Endpoint: "http://127.0.0.1:8787", NoRateLimit: true, LogLevel: slog.LevelDebug, LogText: true,
 		AWSMaxRetries: 2, AWSTimeout: 500 * time.Millisecond, CancelHandoffTimeout: 2 * time.Second,
+		DeadlineMargin: 250 * time.Millisecond,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("got  %+v\nwant %+v", c, want)
@@ -87,6 +91,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		"GROUNDWIRE_HALLUCINATION_RATE":     "2",
 		"GROUNDWIRE_CANCEL_CHECK_INTERVAL":  "-5ms",
 		"GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT": "soon",
+		"GROUNDWIRE_COALESCE_INTERVAL":      "-1ms",
+		"GROUNDWIRE_DEADLINE_MARGIN":        "0",
 		"GROUNDWIRE_ENDPOINT":               "localhost:8787",
 		"GROUNDWIRE_NO_RATE_LIMIT":          "maybe",
 		"GROUNDWIRE_LOG_LEVEL":              "loud",
@@ -99,6 +105,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	}
 	for _, name := range []string{"GROUNDWIRE_TABLE", "GROUNDWIRE_MODE", "GROUNDWIRE_POLICY", "GROUNDWIRE_MODEL", "GROUNDWIRE_TOKEN_DELAY", "GROUNDWIRE_MOCK_SEED",
 		"GROUNDWIRE_HALLUCINATION_RATE", "GROUNDWIRE_CANCEL_CHECK_INTERVAL", "GROUNDWIRE_CANCEL_HANDOFF_TIMEOUT", "GROUNDWIRE_ENDPOINT",
+		"GROUNDWIRE_COALESCE_INTERVAL", "GROUNDWIRE_DEADLINE_MARGIN",
 		"GROUNDWIRE_NO_RATE_LIMIT", "GROUNDWIRE_LOG_LEVEL", "GROUNDWIRE_AWS_MAX_ATTEMPTS", "GROUNDWIRE_AWS_TIMEOUT", "GROUNDWIRE_AUTH_SECRET"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s:\n%v", name, err)

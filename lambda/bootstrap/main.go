@@ -158,6 +158,8 @@ func newHandler(cfg config, awsCfg aws.Config, logger *slog.Logger) (*lambda.Han
 		AllowedOrigins:       cfg.Origins,
 		CancelCheckInterval:  cfg.CancelCheckInterval,
 		CancelHandoffTimeout: cfg.CancelHandoffTimeout,
+		CoalesceInterval:     cfg.CoalesceInterval,
+		DeadlineMargin:       cfg.DeadlineMargin,
 		Logger:               logger,
 		LogText:              cfg.LogText,
 	})

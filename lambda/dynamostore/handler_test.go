@@ -87,11 +87,13 @@ func (g *gateway) waitFor(t *testing.T, conn, what string, cond func([]lambdates
 func instance(t *testing.T, g *gateway, storeEndpoint, table string, opts ...func(*lambda.Config)) *lambda.Handler {
 	t.Helper()
 	cfg := lambda.Config{
-		Retriever:           oneSnippet{},
-		Model:               lambda.NewMock(lambda.MockDelay(0, 0)),
-		Store:               dynamostore.New(client(storeEndpoint), table, dynamostore.Options{Timeout: time.Second}),
-		Sender:              apigw.New(aws.Config{Region: "us-east-1", Credentials: credentials, RetryMaxAttempts: 1}, apigw.Options{Endpoint: g.url}),
-		CancelCheckInterval: 100 * time.Millisecond, // as the bootstrap sets it
+		Retriever: oneSnippet{},
+		Model:     lambda.NewMock(lambda.MockDelay(0, 0)),
+		Store:     dynamostore.New(client(storeEndpoint), table, dynamostore.Options{Timeout: time.Second}),
+		Sender:    apigw.New(aws.Config{Region: "us-east-1", Credentials: credentials, RetryMaxAttempts: 1}, apigw.Options{Endpoint: g.url}),
+		// as the bootstrap sets them
+		CancelCheckInterval: 200 * time.Millisecond,
+		CoalesceInterval:    100 * time.Millisecond,
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -169,7 +171,7 @@ func checkReleased(t *testing.T, table, conn string, ids ...string) {
 
 // TestCancelAcrossInstances: instance A streams an answer; the cancel lands
 // on instance B, which shares only the table. B sets the flag and waits; A
-// sees the flag at its next check (at most every 100 ms), takes the end of
+// sees the flag at its next check (at most every 200 ms), takes the end of
 // the answer and sends stream_end cancelled itself, so no stream frame can
 // follow it; then B's invocation returns.
 func TestCancelAcrossInstances(t *testing.T) {
@@ -260,6 +262,17 @@ func (t *stuckTokens) Next() (string, error) {
 
 func (t *stuckTokens) Close() error { return nil }
 
+// flagReads counts the reads of the cancel flag.
+type flagReads struct {
+	lambda.Store
+	n atomic.Int32
+}
+
+func (s *flagReads) AnswerCancelled(ctx context.Context, conn, msg string) (bool, error) {
+	s.n.Add(1)
+	return s.Store.AnswerCancelled(ctx, conn, msg)
+}
+
 // TestHandoffStreamerHung: the streamer on A hangs; the cancel (or the
 // superseding message) on B waits CancelHandoffTimeout, then takes the end
 // and sends stream_end cancelled itself. When A wakes up it reads the
@@ -274,7 +287,12 @@ func TestHandoffStreamerHung(t *testing.T) {
 			g := newGateway(t)
 			stuck := stuckModel{release: make(chan struct{})}
 			var warnings warnCounter
-			a := instance(t, g, endpoint, table, func(cfg *lambda.Config) { cfg.Model, cfg.Mode = stuck, lambda.ModeAfter })
+			reads := &flagReads{}
+			a := instance(t, g, endpoint, table, func(cfg *lambda.Config) {
+				cfg.Model, cfg.Mode = stuck, lambda.ModeAfter
+				reads.Store = cfg.Store
+				cfg.Store = reads
+			})
 			b := instance(t, g, endpoint, table, logTo(&warnings), func(cfg *lambda.Config) { cfg.CancelHandoffTimeout = 300 * time.Millisecond })
 			connect(t, g, a, "c1")
 			done := make(chan struct{})
@@ -283,6 +301,14 @@ func TestHandoffStreamerHung(t *testing.T) {
 				a.Handle(context.Background(), ev(lambda.EventMessage, "c1", `{"type":"message","id":"m1","text":"How much is Premium?"}`))
 			}()
 			g.waitFor(t, "c1", "streaming", func(fs []lambdatest.Frame) bool { return len(lambdatest.Deltas(fs, "m1")) >= 3*len(" word") })
+			// A reads the flag once more a check interval after its last
+			// token, then nothing until the model wakes up: cancel after
+			// that read
+			for deadline := time.Now().Add(5 * time.Second); reads.n.Load() == 0; time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("A never read the cancel flag")
+				}
+			}
 			start := time.Now()
 			b.Handle(context.Background(), ev(lambda.EventMessage, "c1", tc.frame))
 			if d := time.Since(start); d < 300*time.Millisecond {
@@ -301,7 +327,7 @@ func TestHandoffStreamerHung(t *testing.T) {
 }
 
 // TestHandoffRace: three instances, answers streaming at 5 ms a token with
-// the bootstrap's 100 ms check interval, cancels and superseding messages
+// the bootstrap's 200 ms check interval and 100 ms coalescing, cancels and superseding messages
 // landing on any instance at random moments. Whatever the interleaving,
 // every message gets exactly one end, nothing of a message follows its end
 // (no stray stream frame after stream_end cancelled), a new message begins
@@ -636,4 +662,48 @@ func TestStoreDownWhileStreaming(t *testing.T) {
 			t.Fatalf("answer completed with the store down: %s", g.summary("c1"))
 		}
 	}
+}
+
+// TestDeadlineAcrossInstances: invocations with a 1.5 s timeout, as the
+// Lambda runtime sets it, and answers that would stream for 3 s. The
+// answer on A ends before A's deadline with stream_end cancelled; a
+// message on B while it streams waits for that end (or takes it) and ends
+// before its own deadline too; a follow-up on either instance is answered
+// in full; nothing is left in the table.
+func TestDeadlineAcrossInstances(t *testing.T) {
+	table := newTable(t)
+	g := newGateway(t)
+	a := instance(t, g, endpoint, table, slowModel)
+	b := instance(t, g, endpoint, table, slowModel)
+	connect(t, g, a, "c1")
+	long := "$say Premium" + strings.Repeat(" word", 300)
+	within := func(h *lambda.Handler, body string) <-chan error {
+		out := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+			defer cancel()
+			h.Handle(ctx, ev(lambda.EventMessage, "c1", body))
+			out <- ctx.Err()
+		}()
+		return out
+	}
+	first := within(a, frame(lambda.ClientFrame{Type: "message", ID: "m1", Text: long}))
+	if err := <-first; err != nil {
+		t.Fatalf("m1's invocation ran into its deadline: %v", err)
+	}
+	checkFlows(t, g.frames("c1"), "sources:m1 stream:m1 stream_end:m1:cancelled")
+	second := within(a, frame(lambda.ClientFrame{Type: "message", ID: "m2", Text: long}))
+	g.waitFor(t, "c1", "m2 streaming", func(fs []lambdatest.Frame) bool { return len(lambdatest.Deltas(fs, "m2")) > 20 })
+	third := within(b, frame(lambda.ClientFrame{Type: "message", ID: "m3", Text: long}))
+	for _, done := range []<-chan error{second, third} {
+		if err := <-done; err != nil {
+			t.Fatalf("an invocation ran into its deadline: %v", err)
+		}
+	}
+	checkFlows(t, g.frames("c1"), "sources:m1 stream:m1 stream_end:m1:cancelled sources:m2 stream:m2 stream_end:m2:cancelled sources:m3 stream:m3 stream_end:m3:cancelled")
+	if err := <-within(b, `{"type":"message","id":"m4","text":"How much is Premium?"}`); err != nil {
+		t.Fatal(err)
+	}
+	checkFlows(t, g.frames("c1"), "sources:m1 stream:m1 stream_end:m1:cancelled sources:m2 stream:m2 stream_end:m2:cancelled sources:m3 stream:m3 stream_end:m3:cancelled sources:m4 stream:m4 stream_end:m4:done response:m4:verified")
+	checkReleased(t, table, "c1", "m1", "m2", "m3", "m4")
 }
