@@ -284,6 +284,16 @@ func TestDefaultWithFunctionDown(t *testing.T) {
 	require.Len(t, h.Lambda, 1)
 	assert.Equal(t, "down", h.Lambda[0].State)
 	assert.Contains(t, h.Lambda[0].Error, "connection refused")
+	// A client that is not on this host sees each endpoint's state, not
+	// its address or error.
+	req := httptest.NewRequest("GET", "/healthz", nil)
+	req.RemoteAddr = "203.0.113.7:40000"
+	rec := httptest.NewRecorder()
+	ts.s.ServeHTTP(rec, req)
+	var remote healthz
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &remote), rec.Body.String())
+	assert.Equal(t, []endpointHealth{{State: "down", Since: h.Lambda[0].Since}}, remote.Lambda)
+	assert.NotContains(t, rec.Body.String(), rt.url)
 
 	assert.Equal(t, "0", ts.metric(`groundwire_lambda_endpoint_up{endpoint="`+rt.url+`"}`))
 	assert.Equal(t, "3", ts.metric(`groundwire_errors_total{code="internal"}`))

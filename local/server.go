@@ -209,13 +209,19 @@ func allowedOrigins(list []string) []string {
 // (profiles show the server's internals).
 func loopbackOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host, _, _ := net.SplitHostPort(r.RemoteAddr)
-		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		if !fromLoopback(r) {
 			http.Error(w, "served to loopback clients only", http.StatusForbidden)
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// fromLoopback reports whether r comes from a loopback address.
+func fromLoopback(r *http.Request) bool {
+	host, _, _ := net.SplitHostPort(r.RemoteAddr)
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -233,7 +239,10 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	status, code := "ok", http.StatusOK
 	handler, endpoints := "in-process", []endpointHealth(nil)
 	if s.fwd != nil {
-		handler, endpoints = "lambda", lambdaHealth(s.fwd.Status())
+		// Endpoint addresses and their errors are internal: loopback
+		// clients (an operator, a probe on the host) see them, others
+		// only each endpoint's state.
+		handler, endpoints = "lambda", lambdaHealth(s.fwd.Status(), fromLoopback(r))
 		down := 0
 		for _, e := range endpoints {
 			if e.State != "up" {
@@ -278,17 +287,20 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 
 // endpointHealth is a Lambda endpoint in /healthz.
 type endpointHealth struct {
-	URL      string `json:"url"`
+	URL      string `json:"url,omitempty"`
 	State    string `json:"state"` // up or down
 	Since    string `json:"since"` // when it went up or down (or the server started)
 	Error    string `json:"error,omitempty"`
 	InFlight int    `json:"inFlight"`
 }
 
-func lambdaHealth(st emulator.Status) []endpointHealth {
+func lambdaHealth(st emulator.Status, detail bool) []endpointHealth {
 	out := make([]endpointHealth, 0, len(st.Endpoints))
 	for _, e := range st.Endpoints {
-		h := endpointHealth{URL: e.URL, State: "up", Since: e.Since.UTC().Format(time.RFC3339), Error: e.Error, InFlight: e.InFlight}
+		h := endpointHealth{State: "up", Since: e.Since.UTC().Format(time.RFC3339), InFlight: e.InFlight}
+		if detail {
+			h.URL, h.Error = e.URL, e.Error
+		}
 		if !e.Up {
 			h.State = "down"
 		}
