@@ -670,3 +670,43 @@ func TestBrowserDocsScreenshot(t *testing.T) {
 		t.Log("wrote web/screenshot.png")
 	}
 }
+
+// TestBrowserGuardLoad measures what the page costs before it can pre-check
+// anything: the time from navigation to a working guard (the page's
+// "groundwire:guard-ready" mark) and the bytes of guardrail.wasm on the
+// wire. Times are logged, not asserted (shared machines); the guard must
+// come compressed with brotli, within its budget.
+func TestBrowserGuardLoad(t *testing.T) {
+	p := openPage(t)
+	type resource struct{ Encoded, Decoded, Duration float64 }
+	ready := webtest.Eval[float64](t, p.tab, `performance.getEntriesByName("groundwire:guard-ready")[0].startTime`)
+	wasm := webtest.Eval[resource](t, p.tab, `(() => {
+		const e = performance.getEntriesByType("resource").find((r) => r.name.endsWith("/guardrail.wasm"));
+		return {Encoded: e.encodedBodySize, Decoded: e.decodedBodySize, Duration: e.duration};
+	})()`)
+	enc := fetchEncoding(t, p.tab)
+	t.Logf("page to working guard %.0f ms; guardrail.wasm %.0f bytes on the wire (%.0f decoded, Content-Encoding %s) in %.0f ms",
+		ready, wasm.Encoded, wasm.Decoded, enc, wasm.Duration)
+	if enc != "br" {
+		t.Errorf("Content-Encoding %q: Chromium accepts br", enc)
+	}
+	if wasm.Decoded == 0 || wasm.Encoded >= wasm.Decoded {
+		t.Errorf("guardrail.wasm was not compressed on the wire: %.0f bytes for %.0f", wasm.Encoded, wasm.Decoded)
+	}
+	if wasm.Encoded > 650_000 {
+		t.Errorf("guardrail.wasm took %.0f bytes on the wire, the budget is 650,000", wasm.Encoded)
+	}
+}
+
+// fetchEncoding fetches guardrail.wasm from the page, bypassing the cache,
+// and returns the response's Content-Encoding.
+func fetchEncoding(t *testing.T, tab context.Context) string {
+	t.Helper()
+	enc, err := chromedp.Run(tab, chromedp.Evaluate[string](
+		`fetch("guardrail.wasm", {cache: "no-store"}).then((r) => r.headers.get("content-encoding") || "identity")`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
+}

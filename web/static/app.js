@@ -140,6 +140,8 @@ loadGuard()
   .then(() => {
     state.guard = "ready";
     document.body.dataset.guard = "ready";
+    // Time from navigation to a working guard, for monitoring and tests.
+    performance.mark("groundwire:guard-ready");
     renderBanner();
   })
   .catch((err) => {
