@@ -16,54 +16,91 @@ import (
 // once nothing after it can still change it: in hold mode "399" is held while
 // it may still become "399 €" or "399 kr per year".
 
-// wordSet is a set of lower-case words and every prefix of them, so a word
-// can be read rune by rune and given up on as soon as no word can match.
+// wordSet is a set of lower-case words with a value each, kept as a byte
+// trie so that a word can be read rune by rune and given up on as soon as
+// no word of the set can match, without hashing what was read.
 type wordSet struct {
-	words    map[string]string // word → normalised value
-	prefixes map[string]bool
+	words map[string]string // word → normalised value
+	nodes []trieNode        // nodes[0] is the root
+}
+
+type trieNode struct {
+	next  []trieEdge
+	value string
+	whole bool // a word of the set ends here
+}
+
+type trieEdge struct {
+	b  byte
+	to int32
 }
 
 func newWordSet(m map[string]string) wordSet {
-	ws := wordSet{words: m, prefixes: map[string]bool{}}
-	for w := range m {
-		for i := range w {
-			ws.prefixes[w[:i]] = true
+	ws := wordSet{words: m, nodes: []trieNode{{}}}
+	for w, v := range m {
+		n := 0
+		for i := 0; i < len(w); i++ {
+			n = ws.child(n, w[i], true)
 		}
+		ws.nodes[n].value, ws.nodes[n].whole = v, true
 	}
 	return ws
+}
+
+// child returns the node after byte b from node n, or -1; with add it makes
+// the node when it is missing.
+func (ws *wordSet) child(n int, b byte, add bool) int {
+	for _, e := range ws.nodes[n].next {
+		if e.b == b {
+			return int(e.to)
+		}
+	}
+	if !add {
+		return -1
+	}
+	ws.nodes = append(ws.nodes, trieNode{})
+	to := len(ws.nodes) - 1
+	ws.nodes[n].next = append(ws.nodes[n].next, trieEdge{b, int32(to)})
+	return to
 }
 
 // read reports which word of the set stands at i as a whole word (not
 // followed by a letter or digit when it ends in one), its value and where it
 // ends. It reads only while the runes read can still be (a prefix of) a word
-// of the set, so it looks at most one rune further than it must.
+// of the set, so it looks at most one rune further than it must. The
+// lower-cased runes read are left in s.scratch.
 func (s *scanner) read(ws wordSet, i int) (value string, end int, ok bool) {
 	b := s.scratch[:0]
-	e := i
+	e, n := i, 0
+	var buf [utf8.UTFMax]byte
 	for {
 		c := s.at(e)
 		if c == eof {
 			break
 		}
-		n := len(b)
-		b = utf8.AppendRune(b, unicode.ToLower(c))
-		if !ws.prefixes[string(b)] {
-			if _, whole := ws.words[string(b)]; !whole {
-				b = b[:n]
+		lc := unicode.ToLower(c)
+		m := n
+		k := utf8.EncodeRune(buf[:], lc)
+		for _, x := range buf[:k] {
+			if m = ws.child(m, x, false); m < 0 {
 				break
 			}
 		}
+		if m < 0 {
+			break
+		}
+		b = append(b, buf[:k]...)
+		n = m
 		e++
 	}
 	s.scratch = b
-	v, whole := ws.words[string(b)]
-	if !whole || e == i {
+	if e == i || !ws.nodes[n].whole {
 		return "", 0, false
 	}
 	if isAlnum(s.f.r[e-1]) && isAlnum(s.at(e)) {
 		return "", 0, false
 	}
-	return v, e, true
+	return ws.nodes[n].value, e, true
 }
 
 // Units and currencies, normalised to one name per quantity: kr = SEK =
