@@ -4,19 +4,30 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Extract returns every number in text, in order of appearance. See the
 // package documentation and SPEC §3 for what counts as one number.
 func Extract(text string) []Number {
-	f := foldText(text)
-	s := scanner{f: f, final: true}
 	var out []Number
-	s.scan(0, func(t token) bool {
-		out = append(out, t.number(text, f))
-		return true
+	each(text, func(n Number, f *folded) {
+		if out == nil {
+			out = make([]Number, 0, f.runs+1) // most numbers hold a run of digits
+		}
+		out = append(out, n)
 	})
 	return out
+}
+
+// each calls use for every number in text, in order.
+func each(text string, use func(Number, *folded)) {
+	f := foldText(text)
+	s := scanner{f: f, final: true}
+	s.scan(0, func(t token) bool {
+		use(t.number(text, f), f)
+		return true
+	})
 }
 
 // eof is what the scanner reads past the end of the text.
@@ -33,7 +44,9 @@ type token struct {
 
 // span returns the byte span of the token in the original text.
 func (t token) span(f *folded) (start, end int) {
-	return f.start(t.start), f.end(t.end - 1)
+	start, _ = f.place(t.start)
+	_, end = f.place(t.end - 1)
+	return start, end
 }
 
 func (t token) number(text string, f *folded) Number {
@@ -66,9 +79,11 @@ type scanner struct {
 	f       *folded
 	final   bool
 	pastEnd bool
-	scratch []byte // lower-cased words
-	prefix  string // the currency written before the number being read
-	reads   int    // runes looked at, for the test that scanning is linear
+	scratch []byte  // lower-cased words
+	buf     []byte  // the canonical form being written
+	groups  []group // the groups of the number being read
+	prefix  string  // the currency written before the number being read
+	reads   int     // runes looked at, for the test that scanning is linear
 }
 
 func (s *scanner) at(i int) rune {
@@ -91,6 +106,11 @@ func (s *scanner) at(i int) rune {
 func (s *scanner) scan(i int, emit func(token) bool) (stop int, open bool) {
 	n := len(s.f.r)
 	for i < n {
+		if c := s.f.r[i]; c < 0x80 && inert[c] {
+			s.reads++
+			i++
+			continue
+		}
 		s.pastEnd = false
 		t, next, ok := s.step(i)
 		if s.pastEnd {
@@ -137,21 +157,58 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 	return token{}, i + 1, false
 }
 
+// inert marks the ASCII runes that start nothing: step reads them alone
+// and goes on to the next rune.
+var inert = func() (t [0x80]bool) {
+	for c := range rune(0x80) {
+		t[c] = !isDigit(c) && !isLetter(c) && c != '$' && c != '+' && c != '-' && c != '.' && c != ','
+	}
+	return t
+}()
+
 func isDigit(c rune) bool { return c >= '0' && c <= '9' }
 
 func isAlnum(c rune) bool {
-	if c < 0x80 {
-		return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	if uint32(c) < 0x80 { // eof is not
+		return asciiClass[c]&classAlnum != 0
 	}
-	return unicode.IsLetter(c) || unicode.IsMark(c)
+	return isWideAlnum(c)
 }
 
 func isLetter(c rune) bool {
-	if c < 0x80 {
-		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	if uint32(c) < 0x80 {
+		return asciiClass[c]&classLetter != 0
 	}
-	return unicode.IsLetter(c)
+	return isWideLetter(c)
 }
+
+// The tests for runes beyond ASCII stay out of line, so that the ASCII
+// tests above inline.
+
+//go:noinline
+func isWideAlnum(c rune) bool { return unicode.IsLetter(c) || unicode.IsMark(c) }
+
+//go:noinline
+func isWideLetter(c rune) bool { return unicode.IsLetter(c) }
+
+// asciiClass holds what each ASCII rune is, so the tests above are one
+// look-up for ASCII (and small enough to inline).
+var asciiClass = func() (t [0x80]uint8) {
+	for c := range rune(0x80) {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			t[c] = classLetter | classAlnum
+		case isDigit(c):
+			t[c] = classAlnum
+		}
+	}
+	return t
+}()
+
+const (
+	classLetter = 1 << iota
+	classAlnum
+)
 
 // signContext reports whether a '-' (or a leading decimal mark) after c
 // belongs to the number that follows it: after a space, the start of the
@@ -176,7 +233,15 @@ func (s *scanner) digits(i int) int {
 	return i
 }
 
-func (s *scanner) str(i, j int) string { return string(s.f.r[i:j]) }
+// str returns the runes [i,j) as a string.
+func (s *scanner) str(i, j int) string {
+	b := s.buf[:0]
+	for _, c := range s.f.r[i:j] {
+		b = utf8.AppendRune(b, c)
+	}
+	s.buf = b
+	return s.intern(b, i)
+}
 
 // atLineStart reports whether only spaces or tabs stand between the start
 // of the line and i.
@@ -212,8 +277,7 @@ func (s *scanner) number(i int) (token, int, bool) {
 	}
 	if e, ok := s.ordinalSuffix(k); ok && k-i <= 4 && s.at(i) != '0' {
 		if k-i <= 2 {
-			day, _ := strconv.Atoi(s.str(i, k))
-			if t, ok := s.dayMonth(i, e, day); ok {
+			if t, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
 				return t, t.end, true
 			}
 		}
@@ -224,8 +288,7 @@ func (s *scanner) number(i int) (token, int, bool) {
 		return token{start: i, end: k + 1, canon: "Q" + s.str(i, k), kind: KindQuarter}, k + 1, true
 	}
 	if k-i <= 2 {
-		day, _ := strconv.Atoi(s.str(i, k))
-		if t, ok := s.dayMonth(i, k, day); ok {
+		if t, ok := s.dayMonth(i, k, s.atoi(i, k)); ok {
 			return t, t.end, true
 		}
 	}
@@ -296,13 +359,15 @@ func (s *scanner) date(i, k int) (token, bool) {
 	if d-(m+1) < minDigits || d-(m+1) > 2 || sep == '.' && isDigit(s.at(d)) {
 		return token{}, false
 	}
-	month, _ := strconv.Atoi(s.str(k+1, m))
-	day, _ := strconv.Atoi(s.str(m+1, d))
+	month, day := s.atoi(k+1, m), s.atoi(m+1, d)
 	if month < 1 || month > 12 || day < 1 || day > 31 {
 		return token{}, false
 	}
-	canon := s.str(i, k) + "-" + pad2(month) + "-" + pad2(day)
-	return token{start: i, end: d, canon: canon, kind: KindDate}, true
+	b := s.appendDigits(s.buf[:0], i, k)
+	b = appendPad2(append(b, '-'), month)
+	b = appendPad2(append(b, '-'), day)
+	s.buf = b
+	return token{start: i, end: d, canon: s.intern(b, i), kind: KindDate}, true
 }
 
 // clock reads a time of day, H:MM or HH:MM with an optional :SS.
@@ -314,22 +379,23 @@ func (s *scanner) clock(i, k int) (token, bool) {
 	if m-(k+1) != 2 {
 		return token{}, false
 	}
-	hour, _ := strconv.Atoi(s.str(i, k))
-	minute, _ := strconv.Atoi(s.str(k+1, m))
+	hour, minute := s.atoi(i, k), s.atoi(k+1, m)
 	if hour > 24 || minute > 59 {
 		return token{}, false
 	}
-	canon := pad2(hour) + ":" + s.str(k+1, m)
+	b := appendPad2(s.buf[:0], hour)
+	b = appendPad2(append(b, ':'), minute)
 	end := m
 	if s.at(m) == ':' {
 		if e := s.digits(m + 1); e-(m+1) == 2 {
-			if sec, _ := strconv.Atoi(s.str(m+1, e)); sec <= 59 {
-				canon += ":" + s.str(m+1, e)
+			if sec := s.atoi(m+1, e); sec <= 59 {
+				b = appendPad2(append(b, ':'), sec)
 				end = e
 			}
 		}
 	}
-	return token{start: i, end: end, canon: canon, kind: KindTime}, true
+	s.buf = b
+	return token{start: i, end: end, canon: s.intern(b, i), kind: KindTime}, true
 }
 
 func pad2(n int) string {
@@ -365,7 +431,7 @@ func (s *scanner) intlPhone(i int) (token, bool) {
 	if total < 7 {
 		return token{}, false
 	}
-	return token{start: i, end: end, canon: "+" + digitsOnly(s.f.r[i+1:end]), kind: KindPhone}, true
+	return token{start: i, end: end, canon: s.phoneCanon(i, end), kind: KindPhone}, true
 }
 
 // nationalPhone reads a national phone number starting with 0: an area code
@@ -422,105 +488,175 @@ func (s *scanner) nationalPhone(i, k int) (token, bool) {
 	if total < 7 {
 		return token{}, false
 	}
-	return token{start: i, end: end, canon: digitsOnly(s.f.r[i:end]), kind: KindPhone}, true
+	return token{start: i, end: end, canon: s.phoneCanon(i, end), kind: KindPhone}, true
 }
 
-func digitsOnly(r []rune) string {
-	var b strings.Builder
-	for _, c := range r {
-		if isDigit(c) {
-			b.WriteRune(c)
-		}
+// phoneCanon is the canonical form of the phone number [i,end): its
+// digits, after a '+' when it starts with one.
+func (s *scanner) phoneCanon(i, end int) string {
+	b := s.buf[:0]
+	if s.f.r[i] == '+' {
+		b = append(b, '+')
 	}
-	return b.String()
+	b = s.appendDigits(b, i, end)
+	s.buf = b
+	return s.intern(b, i)
 }
 
 // numeric reads an integer or decimal whose first run of digits is [i,k):
 // space-grouped thousands ("10 000"), then groups after '.' or ','. The
 // shapes are settled by SPEC §3 rule 6.
 func (s *scanner) numeric(i, k int) token {
-	intPart := s.str(i, k)
-	spaced := false
+	intEnd, spaced := k, false // the integer part is [i,intEnd)
 	if k-i <= 3 && s.at(i) != '0' {
-		for s.at(k) == ' ' {
-			g := s.digits(k + 1)
-			if g-(k+1) != 3 {
+		for s.at(intEnd) == ' ' {
+			g := s.digits(intEnd + 1)
+			if g-(intEnd+1) != 3 {
 				break
 			}
-			intPart += s.str(k+1, g)
-			k = g
-			spaced = true
+			intEnd, spaced = g, true
 		}
 	}
 	// Groups after decimal marks or point/comma grouping.
-	var seps []rune
-	var groups []string
+	groups := s.groups[:0]
+	end := intEnd
 	for {
-		c := s.at(k)
-		if c != '.' && c != ',' || !isDigit(s.at(k+1)) {
+		c := s.at(end)
+		if c != '.' && c != ',' || !isDigit(s.at(end+1)) {
 			break
 		}
-		g := s.digits(k + 1)
-		seps = append(seps, c)
-		groups = append(groups, s.str(k+1, g))
-		k = g
+		g := s.digits(end + 1)
+		groups = append(groups, group{sep: c, start: end + 1, end: g})
+		end = g
 	}
-	t := token{start: i, end: k}
+	s.groups = groups
+	t := token{start: i, end: end}
+	b := s.appendDigits(s.buf[:0], i, intEnd) // the integer part
+	// Only an integer part of up to three digits, not starting with 0,
+	// can be followed by groups of thousands; when spaced it was not.
+	short := !spaced && k-i <= 3 && s.f.r[i] != '0'
 	switch n := len(groups); {
 	case n == 0:
-		t.canon = intPart
 		t.kind = KindInteger
 		if spaced {
 			t.kind = KindGrouped
 		}
 	case n == 1 && spaced:
-		t.canon, t.kind = decimal(intPart, groups[0]), KindDecimal
+		b, t.kind = s.appendDecimal(b, groups[0]), KindDecimal
 	case n == 1:
-		if len(groups[0]) == 3 && len(intPart) <= 3 && intPart[0] != '0' {
+		if groups[0].len() == 3 && short {
 			// "1,000" and "1.000": one thousand, or one with three decimals.
-			t.canon, t.kind = intPart+","+groups[0], KindAmbiguous
+			b, t.kind = s.appendShape(b, groups), KindAmbiguous
 		} else {
-			t.canon, t.kind = decimal(intPart, groups[0]), KindDecimal
+			b, t.kind = s.appendDecimal(b, groups[0]), KindDecimal
 		}
 	case spaced:
-		t.canon, t.kind = ambiguousShape(intPart, groups), KindAmbiguous
+		b, t.kind = s.appendShape(b, groups), KindAmbiguous
 	default:
-		t.canon, t.kind = pointGrouped(intPart, seps, groups)
+		b, t.kind = s.pointGrouped(b, short, groups)
 	}
+	s.buf = b
+	t.canon = s.intern(b, i)
 	return t
 }
 
-// pointGrouped settles two or more groups after '.' or ',': thousands
-// grouping ("181,674,817"), grouping with a decimal part in the other mark
-// ("1,234.56", "1.234,5"), or else a shape that only the same shape grounds.
-func pointGrouped(intPart string, seps []rune, groups []string) (string, Kind) {
+// group is a run of digits after a '.' or ',' in a number.
+type group struct {
+	sep        rune
+	start, end int
+}
+
+func (g group) len() int { return g.end - g.start }
+
+// pointGrouped settles two or more groups after '.' or ',' that follow the
+// integer part in b: thousands grouping ("181,674,817"), grouping with a
+// decimal part in the other mark ("1,234.56", "1.234,5"), or else a shape
+// that only the same shape grounds. short: the integer part can lead
+// groups of thousands.
+func (s *scanner) pointGrouped(b []byte, short bool, groups []group) ([]byte, Kind) {
 	n := len(groups)
-	if len(intPart) <= 3 && intPart[0] != '0' {
-		sep := seps[0]
+	if short {
+		sep := groups[0].sep
 		thousands := true
-		for j := 0; j < n-1; j++ {
-			if seps[j] != sep || len(groups[j]) != 3 {
+		for _, g := range groups[:n-1] {
+			if g.sep != sep || g.len() != 3 {
 				thousands = false
 			}
 		}
-		if thousands {
-			whole := intPart + strings.Join(groups[:n-1], "")
-			switch {
-			case seps[n-1] == sep && len(groups[n-1]) == 3:
-				return whole + groups[n-1], KindGrouped
-			case seps[n-1] != sep:
-				return decimal(whole, groups[n-1]), KindDecimal
+		last := groups[n-1]
+		if thousands && (last.sep != sep || last.len() == 3) {
+			for _, g := range groups[:n-1] {
+				b = s.appendDigits(b, g.start, g.end)
 			}
+			if last.sep == sep {
+				return s.appendDigits(b, last.start, last.end), KindGrouped
+			}
+			return s.appendDecimal(b, last), KindDecimal
 		}
 	}
-	return ambiguousShape(intPart, groups), KindAmbiguous
+	return s.appendShape(b, groups), KindAmbiguous
 }
 
-// ambiguousShape is the canonical form of a shape with no settled reading:
-// its digit groups joined by ',' — a form no decimal (always '.') or integer
-// canonical form takes, so only the same shape grounds it.
-func ambiguousShape(intPart string, groups []string) string {
-	return intPart + "," + strings.Join(groups, ",")
+// appendShape appends the groups of a shape with no settled reading to its
+// integer part in b, each after a ','. That is a form no decimal (always
+// '.') or integer canonical form takes, so only the same shape grounds it.
+func (s *scanner) appendShape(b []byte, groups []group) []byte {
+	for _, g := range groups {
+		b = append(b, ',')
+		b = s.appendDigits(b, g.start, g.end)
+	}
+	return b
+}
+
+// appendDecimal appends the decimals g to the integer part in b, in the
+// canonical form of a decimal: '.' as the mark, trailing zeros dropped
+// ("12,50" → "12.5", "12.00" → "12").
+func (s *scanner) appendDecimal(b []byte, g group) []byte {
+	end := g.end
+	for end > g.start && s.f.r[end-1] == '0' {
+		end--
+	}
+	if end == g.start {
+		return b
+	}
+	return s.appendDigits(append(b, '.'), g.start, end)
+}
+
+// appendDigits appends the digits among runes [i,j) to b.
+func (s *scanner) appendDigits(b []byte, i, j int) []byte {
+	for _, c := range s.f.r[i:j] {
+		if isDigit(c) {
+			b = append(b, byte(c))
+		}
+	}
+	return b
+}
+
+// atoi returns the value of the digits [i,j) (at most a few).
+func (s *scanner) atoi(i, j int) int {
+	n := 0
+	for _, c := range s.f.r[i:j] {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// appendPad2 appends n (0–99) in two digits.
+func appendPad2(b []byte, n int) []byte {
+	return append(b, byte('0'+n/10), byte('0'+n%10))
+}
+
+// intern returns b as a string: a slice of the original text when the
+// text spells b from rune i on (so most canonical forms cost nothing),
+// else a copy.
+func (s *scanner) intern(b []byte, i int) string {
+	if src := s.f.src; src != "" && i < len(s.f.r) {
+		p, _ := s.f.place(i)
+		if q := p + len(b); q <= len(src) && src[p:q] == string(b) {
+			return src[p:q]
+		}
+	}
+	return string(b)
 }
 
 // decimal is the canonical form of a decimal: '.' as the mark, trailing

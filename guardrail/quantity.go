@@ -22,6 +22,7 @@ import (
 type wordSet struct {
 	words map[string]string // word → normalised value
 	nodes []trieNode        // nodes[0] is the root
+	first [256]int32        // the node after each first byte; 0: none
 }
 
 type trieNode struct {
@@ -35,33 +36,57 @@ type trieEdge struct {
 	to int32
 }
 
-func newWordSet(m map[string]string) wordSet {
-	ws := wordSet{words: m, nodes: []trieNode{{}}}
+func newWordSet(m map[string]string) *wordSet {
+	ws := &wordSet{words: m, nodes: []trieNode{{}}}
 	for w, v := range m {
 		n := 0
 		for i := 0; i < len(w); i++ {
-			n = ws.child(n, w[i], true)
+			n = ws.add(n, w[i])
 		}
 		ws.nodes[n].value, ws.nodes[n].whole = v, true
 	}
 	return ws
 }
 
-// child returns the node after byte b from node n, or -1; with add it makes
-// the node when it is missing.
-func (ws *wordSet) child(n int, b byte, add bool) int {
+// add returns the node after byte b from node n, made when missing.
+func (ws *wordSet) add(n int, b byte) int {
+	if m := ws.child(n, b); m >= 0 {
+		return m
+	}
+	ws.nodes = append(ws.nodes, trieNode{})
+	to := len(ws.nodes) - 1
+	ws.nodes[n].next = append(ws.nodes[n].next, trieEdge{b, int32(to)})
+	if n == 0 {
+		ws.first[b] = int32(to)
+	}
+	return to
+}
+
+// child returns the node after byte b from node n, or -1.
+func (ws *wordSet) child(n int, b byte) int {
+	if n == 0 {
+		if m := ws.first[b]; m != 0 {
+			return int(m)
+		}
+		return -1
+	}
 	for _, e := range ws.nodes[n].next {
 		if e.b == b {
 			return int(e.to)
 		}
 	}
-	if !add {
-		return -1
+	return -1
+}
+
+// has reports whether w is a word of the set.
+func (ws *wordSet) has(w []byte) bool {
+	n := 0
+	for _, b := range w {
+		if n = ws.child(n, b); n < 0 {
+			return false
+		}
 	}
-	ws.nodes = append(ws.nodes, trieNode{})
-	to := len(ws.nodes) - 1
-	ws.nodes[n].next = append(ws.nodes[n].next, trieEdge{b, int32(to)})
-	return to
+	return ws.nodes[n].whole
 }
 
 // read reports which word of the set stands at i as a whole word (not
@@ -69,20 +94,38 @@ func (ws *wordSet) child(n int, b byte, add bool) int {
 // ends. It reads only while the runes read can still be (a prefix of) a word
 // of the set, so it looks at most one rune further than it must. The
 // lower-cased runes read are left in s.scratch.
-func (s *scanner) read(ws wordSet, i int) (value string, end int, ok bool) {
+func (s *scanner) read(ws *wordSet, i int) (value string, end int, ok bool) {
+	if c := s.at(i); uint32(c) < 0x80 && ws.first[lowerASCII(byte(c))] == 0 {
+		s.scratch = s.scratch[:0]
+		return "", 0, false // most reads: no word of the set starts so
+	}
+	return s.readWord(ws, i)
+}
+
+func (s *scanner) readWord(ws *wordSet, i int) (value string, end int, ok bool) {
 	b := s.scratch[:0]
 	e, n := i, 0
-	var buf [utf8.UTFMax]byte
 	for {
 		c := s.at(e)
 		if c == eof {
 			break
 		}
-		lc := unicode.ToLower(c)
+		if c < 0x80 {
+			lc := lowerASCII(byte(c))
+			m := ws.child(n, lc)
+			if m < 0 {
+				break
+			}
+			b = append(b, lc)
+			n = m
+			e++
+			continue
+		}
+		var buf [utf8.UTFMax]byte
+		k := utf8.EncodeRune(buf[:], unicode.ToLower(c))
 		m := n
-		k := utf8.EncodeRune(buf[:], lc)
 		for _, x := range buf[:k] {
-			if m = ws.child(m, x, false); m < 0 {
+			if m = ws.child(m, x); m < 0 {
 				break
 			}
 		}
@@ -161,7 +204,7 @@ var scaleTable = map[string]scaleWord{
 	"tkr": {3, "SEK"}, "mkr": {6, "SEK"}, "mdkr": {9, "SEK"}, "msek": {6, "SEK"}, "mdr": {9, ""}, "md": {9, ""},
 }
 
-var scaleWords = func() wordSet {
+var scaleWords = func() *wordSet {
 	m := map[string]string{}
 	for w := range scaleTable {
 		m[w] = w
@@ -442,7 +485,7 @@ func (s *scanner) monthFirst(i int) (token, int, bool) {
 	if isAlnum(s.at(end)) {
 		return token{}, 0, false
 	}
-	day, _ := strconv.Atoi(s.str(e+1, d))
+	day := s.atoi(e+1, d)
 	if day < 1 || day > 31 {
 		return token{}, 0, false
 	}
@@ -478,8 +521,7 @@ func (s *scanner) yearRange(i, k int) (token, bool) {
 	if n := e - j; n != 2 && n != 4 || isAlnum(s.at(e)) || s.at(e) == '-' && isDigit(s.at(e+1)) {
 		return token{}, false
 	}
-	from, _ := strconv.Atoi(s.str(i, k))
-	to, _ := strconv.Atoi(s.str(j, e))
+	from, to := s.atoi(i, k), s.atoi(j, e)
 	if e-j == 2 {
 		to += from / 100 * 100
 	}

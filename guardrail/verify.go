@@ -288,22 +288,24 @@ func Verify(answer string, sources []*Source) Verdict {
 
 // Verify checks every number of answer against the sources under p.
 func (p Policy) Verify(answer string, sources []*Source) Verdict {
-	return p.verdictOf(Extract(answer), sources)
-}
-
-// VerifyStrings is Verify with sources given as plain snippet texts.
-func VerifyStrings(answer string, sources []string) Verdict {
-	return Verify(answer, NewSources(sources))
-}
-
-func (p Policy) verdictOf(nums []Number, sources []*Source) Verdict {
-	v := Verdict{Grounded: true, Numbers: make([]NumberVerdict, 0, len(nums))}
-	for _, n := range nums {
+	v := Verdict{Grounded: true}
+	each(answer, func(n Number, f *folded) {
+		if v.Numbers == nil {
+			v.Numbers = make([]NumberVerdict, 0, f.runs+1)
+		}
 		nv := Check(n, sources)
 		if p.Blocks(nv.State) {
 			v.Grounded = false
 		}
 		v.Numbers = append(v.Numbers, nv)
+	})
+	if v.Numbers == nil {
+		v.Numbers = []NumberVerdict{}
 	}
 	return v
+}
+
+// VerifyStrings is Verify with sources given as plain snippet texts.
+func VerifyStrings(answer string, sources []string) Verdict {
+	return Verify(answer, NewSources(sources))
 }

@@ -10,15 +10,13 @@ import (
 // ("A380", "COVID-19"), a spelled-out number ("ninety-nine", "två tusen",
 // "nittionio"), or a prose word.
 func (s *scanner) word(i int) (token, int, bool) {
-	j := s.alnumEnd(i)
+	j, hasDigit := s.alnumRun(i)
 	// A compound of alphanumeric runs joined by single hyphens holds a
 	// code when any run has a digit ("COVID-19", "SE-123").
-	end, hasDigit := j, containsDigit(s.f.r[i:j])
+	end := j
 	for s.at(end) == '-' && isAlnum(s.at(end+1)) {
-		e := s.alnumEnd(end + 1)
-		if containsDigit(s.f.r[end+1 : e]) {
-			hasDigit = true
-		}
+		e, digit := s.alnumRun(end + 1)
+		hasDigit = hasDigit || digit
 		end = e
 	}
 	if hasDigit {
@@ -31,6 +29,9 @@ func (s *scanner) word(i int) (token, int, bool) {
 	}
 	if j-i >= 2 && !mayStartNumber(s.f.r[i], s.f.r[i+1]) {
 		return token{}, j, false // most prose words: no number word starts so
+	}
+	if w := s.lower(s.f.r[i:j]); !numberWords.has(w) && !swedishNumber(w) {
+		return token{}, j, false // the other prose words
 	}
 	if unicode.IsUpper(s.at(i)) {
 		if t, next, ok := s.monthFirst(i); ok {
@@ -88,7 +89,7 @@ var starters = func() (t [26 * 26]bool) {
 	for w := range swedishParts {
 		mark(w)
 	}
-	for _, ws := range []wordSet{ordinalWords, monthWords, currencyCodes} {
+	for _, ws := range []*wordSet{ordinalWords, monthWords, currencyCodes} {
 		for w := range ws.words {
 			mark(w)
 		}
@@ -107,19 +108,78 @@ func mayStartNumber(a, b rune) bool {
 }
 
 func (s *scanner) alnumEnd(i int) int {
-	for isAlnum(s.at(i)) {
-		i++
-	}
-	return i
+	end, _ := s.alnumRun(i)
+	return end
 }
 
-func containsDigit(r []rune) bool {
-	for _, c := range r {
-		if isDigit(c) {
-			return true
+// alnumRun returns the end of the run of letters and digits at i and
+// whether it holds a digit.
+func (s *scanner) alnumRun(i int) (end int, digit bool) {
+	r, j := s.f.r, i
+	for j < len(r) && r[j] < 0x80 { // ASCII, read without the checks of at
+		class := asciiClass[r[j]]
+		if class&classAlnum == 0 {
+			break
+		}
+		digit = digit || class&classLetter == 0
+		j++
+	}
+	s.reads += j - i
+	for c := s.at(j); isAlnum(c); c = s.at(j) {
+		digit = digit || isDigit(c)
+		j++
+	}
+	return j, digit
+}
+
+// numberWords are the words that the word step reads as a number, or as
+// the start of one or of a date, on their own: English number words,
+// ordinals, month names and currency codes. A word that is none of them
+// and no Swedish number (see swedishNumber) is prose.
+var numberWords = func() *wordSet {
+	m := map[string]string{}
+	for w := range englishWords {
+		m[w] = ""
+	}
+	for _, ws := range []*wordSet{ordinalWords, monthWords, currencyCodes} {
+		for w := range ws.words {
+			m[w] = ""
 		}
 	}
-	return false
+	return newWordSet(m)
+}()
+
+// swedishParts as a word set.
+var swedishPartSet = func() *wordSet {
+	m := map[string]string{}
+	for w := range swedishParts {
+		m[w] = ""
+	}
+	return newWordSet(m)
+}()
+
+// swedishNumber reports whether the lower-cased word w is written together
+// from Swedish number parts ("tvåhundrafemtio"). A word longer than 63
+// bytes is not checked: it is reported as one.
+func swedishNumber(w []byte) bool {
+	if len(w) > 63 {
+		return true
+	}
+	reach := uint64(1) // bit p: w[:p] is made of parts
+	for p := range w {
+		if reach&(1<<p) == 0 {
+			continue
+		}
+		for q, n := p, 0; q < len(w); q++ {
+			if n = swedishPartSet.child(n, w[q]); n < 0 {
+				break
+			}
+			if swedishPartSet.nodes[n].whole {
+				reach |= 1 << (q + 1)
+			}
+		}
+	}
+	return reach&(1<<len(w)) != 0
 }
 
 // lexeme kinds of spelled-out numbers.
@@ -222,10 +282,21 @@ func lexWord(w []byte) ([]lexeme, byte) {
 func (s *scanner) lower(r []rune) []byte {
 	b := s.scratch[:0]
 	for _, c := range r {
-		b = utf8.AppendRune(b, unicode.ToLower(c))
+		if c < 0x80 {
+			b = append(b, lowerASCII(byte(c)))
+		} else {
+			b = utf8.AppendRune(b, unicode.ToLower(c))
+		}
 	}
 	s.scratch = b
 	return b
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // swedishSplit splits a word into Swedish number parts, longest part first,
