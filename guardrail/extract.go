@@ -79,11 +79,13 @@ type scanner struct {
 	f       *folded
 	final   bool
 	pastEnd bool
-	scratch []byte  // lower-cased words
-	buf     []byte  // the canonical form being written
-	groups  []group // the groups of the number being read
-	prefix  string  // the currency written before the number being read
-	reads   int     // runes looked at, for the test that scanning is linear
+	scratch []byte        // lower-cased words
+	buf     []byte        // the canonical form being written
+	groups  []group       // the groups of the number being read
+	lex     []lexeme      // the lexemes of the spelled-out number being read
+	words   []spelledWord // and its words
+	prefix  string        // the currency written before the number being read
+	reads   int           // runes looked at, for the test that scanning is linear
 }
 
 func (s *scanner) at(i int) rune {
@@ -106,9 +108,8 @@ func (s *scanner) at(i int) rune {
 func (s *scanner) scan(i int, emit func(token) bool) (stop int, open bool) {
 	n := len(s.f.r)
 	for i < n {
-		if c := s.f.r[i]; c < 0x80 && inert[c] {
-			s.reads++
-			i++
+		if j := s.prose(i); j > i {
+			i = j
 			continue
 		}
 		s.pastEnd = false
@@ -122,6 +123,32 @@ func (s *scanner) scan(i int, emit func(token) bool) (stop int, open bool) {
 		i = next
 	}
 	return i, false
+}
+
+// prose skips from i what step reads as prose, as long as that is decided
+// by the runes in the text and quickly: runes that start nothing, and ASCII
+// words followed by an ASCII rune that is not a hyphen whose first two
+// letters begin no number word (see mayStartNumber). It returns i when the
+// rune at i needs a step.
+func (s *scanner) prose(i int) int {
+	r := s.f.r
+	start := i
+	for i < len(r) && r[i] < 0x80 {
+		if inert[r[i]] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(r) && r[j] < 0x80 && asciiClass[r[j]]&classLetter != 0 {
+			j++
+		}
+		if j-i < 2 || j == len(r) || r[j] >= 0x80 || isDigit(r[j]) || r[j] == '-' || mayStartNumber(r[i], r[i+1]) {
+			break
+		}
+		i = j
+	}
+	s.reads += i - start
+	return i
 }
 
 // step reads what starts at i: a number (ok) or prose up to next.

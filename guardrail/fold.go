@@ -20,7 +20,7 @@ type folded struct {
 	r     []rune
 	moved []movedRune // in order of at
 	next  int         // byte offset after the last rune kept
-	runs  int         // runs of digits, an estimate of how many numbers there are
+	runs  int         // runs of ASCII digits in the text (foldText), an estimate of how many numbers it holds
 	last  int         // where place last stopped in moved
 }
 
@@ -33,9 +33,6 @@ type movedRune struct {
 
 // add appends a folded rune read from n bytes at byte offset at.
 func (f *folded) add(r rune, at, n int) {
-	if isDigit(r) && (len(f.r) == 0 || !isDigit(f.r[len(f.r)-1])) {
-		f.runs++
-	}
 	if at != f.next || n != 1 || r >= 0x80 {
 		f.moved = append(f.moved, movedRune{at: int32(len(f.r)), off: int32(at), width: uint8(n)})
 	}
@@ -98,7 +95,11 @@ func foldText(s string) *folded {
 			// A run of ASCII right after the last rune kept is read as
 			// it is, and its place is implied.
 			for i < len(s) && s[i] < 0x80 {
-				r = append(r, rune(s[i]))
+				c := rune(s[i])
+				if isDigit(c) && (i == 0 || !isDigit(rune(s[i-1]))) {
+					f.runs++
+				}
+				r = append(r, c)
 				i++
 			}
 			next = i

@@ -229,53 +229,59 @@ var swedishParts = map[string][]lexeme{
 
 const maxSwedishPart = len("miljarder")
 
-// prefixes holds every prefix of an English number word and of a Swedish
-// part, whole words included.
-var prefixes = func() map[string]bool {
-	m := map[string]bool{}
-	add := func(w string) {
-		for i := range w {
-			m[w[:i]] = true
-		}
-		m[w] = true
-	}
+// numberParts holds the English number words and the Swedish parts.
+var numberParts = func() *wordSet {
+	m := map[string]string{}
 	for w := range englishWords {
-		add(w)
+		m[w] = ""
 	}
 	for w := range swedishParts {
-		add(w)
+		m[w] = ""
 	}
-	return m
+	return newWordSet(m)
 }()
+
+// isPrefix reports whether w is the start (or the whole) of a word of the
+// set.
+func (ws *wordSet) isPrefix(w []byte) bool {
+	n := 0
+	for _, b := range w {
+		if n = ws.child(n, b); n < 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // numberWordPrefix reports whether w is the start of a number word: of an
 // English one, or Swedish parts followed by the start of a part.
 func numberWordPrefix(w []byte) bool {
-	if prefixes[string(w)] {
+	if numberParts.isPrefix(w) {
 		return true
 	}
 	for n := min(len(w)-1, maxSwedishPart); n >= 2; n-- {
-		if _, ok := swedishParts[string(w[:n])]; ok && numberWordPrefix(w[n:]) {
+		if swedishPartSet.has(w[:n]) && numberWordPrefix(w[n:]) {
 			return true
 		}
 	}
 	return false
 }
 
-// lexWord returns the lexemes of one lower-cased word and its language
-// ('e' English, 's' Swedish), or nil when the word is not (entirely) a
-// number word. The words of one number are all of one language.
-func lexWord(w []byte) ([]lexeme, byte) {
-	if !prefixes[string(w[:min(len(w), 2)])] {
-		return nil, 0
+// appendLex appends the lexemes of one lower-cased word to dst and returns
+// its language ('e' English, 's' Swedish), or dst as it was and 0 when the
+// word is not (entirely) a number word. The words of one number are all of
+// one language.
+func appendLex(dst []lexeme, w []byte) ([]lexeme, byte) {
+	if !numberParts.isPrefix(w[:min(len(w), 2)]) {
+		return dst, 0
 	}
 	if l, ok := englishWords[string(w)]; ok {
-		return []lexeme{l}, 'e'
+		return append(dst, l), 'e'
 	}
-	if l := swedishSplit(w); l != nil {
-		return l, 's'
+	if d, ok := appendSwedish(dst, w); ok {
+		return d, 's'
 	}
-	return nil, 0
+	return dst, 0
 }
 
 // lower writes the lower-case UTF-8 of r into the scanner's scratch buffer.
@@ -299,11 +305,12 @@ func lowerASCII(c byte) byte {
 	return c
 }
 
-// swedishSplit splits a word into Swedish number parts, longest part first,
-// backtracking; nil when it cannot be split entirely.
-func swedishSplit(w []byte) []lexeme {
+// appendSwedish splits a word into Swedish number parts, longest part
+// first, backtracking, and appends their lexemes to dst; false when it
+// cannot be split entirely.
+func appendSwedish(dst []lexeme, w []byte) ([]lexeme, bool) {
 	if len(w) == 0 {
-		return nil
+		return dst, false
 	}
 	for n := min(len(w), maxSwedishPart); n >= 2; n-- {
 		p, ok := swedishParts[string(w[:n])]
@@ -311,29 +318,29 @@ func swedishSplit(w []byte) []lexeme {
 			continue
 		}
 		if n == len(w) {
-			return append([]lexeme(nil), p...)
+			return append(dst, p...), true
 		}
-		if rest := swedishSplit(w[n:]); rest != nil {
-			return append(append([]lexeme(nil), p...), rest...)
+		if d, ok := appendSwedish(append(dst, p...), w[n:]); ok {
+			return d, true
 		}
 	}
-	return nil
+	return dst, false
 }
 
 // spelled reads a spelled-out number whose first word is [i,j): words joined
 // by single spaces or hyphens, as long as they still form one number. Only
 // values from two upwards count (SPEC §3 rule 5).
 func (s *scanner) spelled(i, j int) (token, bool) {
-	first, lang := lexWord(s.lower(s.f.r[i:j]))
-	if first == nil {
+	lex, lang := appendLex(s.lex[:0], s.lower(s.f.r[i:j]))
+	if lang == 0 {
 		return token{}, false
 	}
 	const maxWords = 12
-	lex := [][]lexeme{first}
-	ends := []int{j}
-	flat := append([]lexeme(nil), first...)
-	for len(lex) < maxWords && continues(flat) {
-		end := ends[len(ends)-1]
+	// The lexemes of the words read are lex; word n ends at rune
+	// words[n].end, its lexemes at lex[words[n].lex].
+	words := append(s.words[:0], spelledWord{end: j, lex: len(lex)})
+	for len(words) < maxWords && continues(lex) {
+		end := words[len(words)-1].end
 		sep := s.at(end)
 		if sep != ' ' && sep != '-' || !isLetter(s.at(end+1)) {
 			break
@@ -354,27 +361,23 @@ func (s *scanner) spelled(i, j int) (token, bool) {
 		if len(w) == 0 || !viable || isAlnum(s.at(e)) {
 			break // not a number word, or letters running into digits (a code)
 		}
-		l, lg := lexWord(w)
-		if l == nil || lg != lang {
+		var lg byte
+		if lex, lg = appendLex(lex, w); lg != lang {
+			lex = lex[:words[len(words)-1].lex]
 			break
 		}
-		lex = append(lex, l)
-		ends = append(ends, e)
-		flat = append(flat, l...)
+		words = append(words, spelledWord{end: e, lex: len(lex)})
 	}
-	for n := len(lex); n > 0; n-- {
-		flat = flat[:0]
-		for _, l := range lex[:n] {
-			flat = append(flat, l...)
-		}
-		v, ok := parseNumber(flat)
+	s.lex, s.words = lex, words
+	for n := len(words); n > 0; n-- {
+		v, ok := parseNumber(lex[:words[n-1].lex])
 		if !ok {
 			continue
 		}
 		if v < 2 {
 			return token{}, false
 		}
-		t := token{start: i, end: ends[n-1], canon: strconv.FormatInt(v, 10), kind: KindWords}
+		t := token{start: i, end: words[n-1].end, canon: strconv.FormatInt(v, 10), kind: KindWords}
 		if frac, e, ok := s.spelledFraction(t.end); ok {
 			t.canon, t.end = decimal(t.canon, frac), e
 		}
@@ -386,6 +389,10 @@ func (s *scanner) spelled(i, j int) (token, bool) {
 	}
 	return token{}, false
 }
+
+// spelledWord is a word of a spelled-out number: where it ends in the text
+// and where its lexemes end.
+type spelledWord struct{ end, lex int }
 
 var pointWords = newWordSet(map[string]string{"point": "", "dot": "", "komma": ""})
 
@@ -400,8 +407,9 @@ func (s *scanner) spelledFraction(end int) (string, int, bool) {
 		return "", 0, false
 	}
 	j := s.alnumEnd(e + 1)
-	l, _ := lexWord(s.lower(s.f.r[e+1 : j]))
-	if l == nil {
+	var buf [8]lexeme
+	l, lang := appendLex(buf[:0], s.lower(s.f.r[e+1:j]))
+	if lang == 0 {
 		return "", 0, false
 	}
 	v, ok := parseNumber(l)
