@@ -133,13 +133,20 @@ func (s *scanner) scan(i int, emit func(token) bool) (stop int, open bool) {
 func (s *scanner) prose(i int) int {
 	r := s.f.r
 	start := i
-	for i < len(r) && r[i] < 0x80 {
-		if inert[r[i]] {
+	for i < len(r) {
+		c := uint32(r[i])
+		if c >= 0x80 {
+			break
+		}
+		if inert[c] {
 			i++
 			continue
 		}
 		j := i
-		for j < len(r) && r[j] < 0x80 && asciiClass[r[j]]&classLetter != 0 {
+		for j < len(r) {
+			if c := uint32(r[j]); c >= 0x80 || asciiClass[c]&classLetter == 0 {
+				break
+			}
 			j++
 		}
 		if j-i < 2 || j == len(r) || r[j] >= 0x80 || isDigit(r[j]) || r[j] == '-' || mayStartNumber(r[i], r[i+1]) {
@@ -157,8 +164,12 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 	switch {
 	case isDigit(c):
 		return s.number(i)
-	case c == '$' || c == '€' || c == '£':
-		return s.prefixed(i, i+1, map[rune]string{'$': "USD", '€': "EUR", '£': "GBP"}[c])
+	case c == '$':
+		return s.prefixed(i, i+1, "USD")
+	case c == '€':
+		return s.prefixed(i, i+1, "EUR")
+	case c == '£':
+		return s.prefixed(i, i+1, "GBP")
 	case c == '+':
 		if isDigit(s.at(i + 1)) {
 			if t, ok := s.intlPhone(i); ok {
@@ -296,11 +307,15 @@ func (s *scanner) number(i int) (token, int, bool) {
 			return token{}, k + 1, false
 		}
 	}
-	if t, ok := s.date(i, k); ok {
-		return t, t.end, true
-	}
-	if t, ok := s.yearRange(i, k); ok {
-		return t, t.end, true
+	// The shapes below are each tried only when their first test (which
+	// reads nothing new) holds, so that a plain number costs little.
+	if k-i == 4 {
+		if t, ok := s.date(i, k); ok {
+			return t, t.end, true
+		}
+		if t, ok := s.yearRange(i, k); ok {
+			return t, t.end, true
+		}
 	}
 	if e, ok := s.ordinalSuffix(k); ok && k-i <= 4 && s.at(i) != '0' {
 		if k-i <= 2 {
@@ -314,15 +329,20 @@ func (s *scanner) number(i int) (token, int, bool) {
 	if k-i == 1 && s.at(i) >= '1' && s.at(i) <= '4' && (s.at(k) == 'Q' || s.at(k) == 'q') && !isAlnum(s.at(k+1)) {
 		return token{start: i, end: k + 1, canon: "Q" + s.str(i, k), kind: KindQuarter}, k + 1, true
 	}
-	if k-i <= 2 {
-		if t, ok := s.dayMonth(i, k, s.atoi(i, k)); ok {
+	if k-i <= 2 && s.at(k) == ' ' {
+		// A day, when a month name (or "of") may follow.
+		if day := s.atoi(i, k); day >= 1 && day <= 31 && mayStartMonth(s.at(k+1)) {
+			if t, ok := s.dayMonth(i, k, day); ok {
+				return t, t.end, true
+			}
+		}
+	}
+	if k-i <= 2 && s.at(k) == ':' {
+		if t, ok := s.clock(i, k); ok {
 			return t, t.end, true
 		}
 	}
-	if t, ok := s.clock(i, k); ok {
-		return t, t.end, true
-	}
-	if s.at(i) == '0' {
+	if s.at(i) == '0' && k-i >= 2 && k-i <= 4 {
 		if t, ok := s.nationalPhone(i, k); ok {
 			return t, t.end, true
 		}

@@ -246,6 +246,17 @@ var currencyCodes = newWordSet(map[string]string{"sek": "SEK", "usd": "USD", "eu
 // ambiguous): a percent sign or word, a scale, a unit, a period.
 func (s *scanner) quantity(t *token, prefixUnit string) {
 	k := t.end
+	// Most numbers are followed by nothing read below: an ASCII rune
+	// that begins none of it, or a space and such a rune.
+	if c := s.at(k); c == ' ' {
+		if d := s.at(k + 1); uint32(d) < 0x80 && !followsSpace[lowerASCII(byte(d))] {
+			t.unit = prefixUnit
+			return
+		}
+	} else if uint32(c) < 0x80 && !followsNumber[lowerASCII(byte(c))] {
+		t.unit = prefixUnit
+		return
+	}
 	// A percent.
 	switch {
 	case s.at(k) == '%':
@@ -277,6 +288,24 @@ func (s *scanner) quantity(t *token, prefixUnit string) {
 	s.unitAfter(t)
 	s.period(t)
 }
+
+// followsNumber and followsSpace mark the ASCII bytes (lower case) that
+// begin something quantity reads right after a number, or after a space
+// after it.
+var followsNumber, followsSpace = func() (direct, spaced [0x80]bool) {
+	mark := func(t *[0x80]bool, sets ...*wordSet) {
+		for _, ws := range sets {
+			for b := range t {
+				t[b] = t[b] || ws.first[b] != 0
+			}
+		}
+	}
+	mark(&direct, gluedScales, scaleWords, unitWords)
+	direct['%'], direct['/'], direct[' '] = true, true, true
+	mark(&spaced, percentWords, scaleWords, unitWords, periodAdverbs, periodJoins)
+	spaced['%'] = true
+	return direct, spaced
+}()
 
 // scale multiplies the number by a power of ten and ends it at end.
 func (s *scanner) scale(t *token, w scaleWord, end int) {
@@ -443,6 +472,16 @@ func (s *scanner) month(i int) (string, int, bool) {
 }
 
 var ofWord = newWordSet(map[string]string{"of": ""})
+
+// mayStartMonth reports whether c may begin "of" or a month name: false
+// only for an ASCII rune that begins neither.
+func mayStartMonth(c rune) bool {
+	if uint32(c) >= 0x80 {
+		return true
+	}
+	b := lowerASCII(byte(c))
+	return ofWord.first[b] != 0 || monthWords.first[b] != 0
+}
 
 // yearAfter reads a four-digit year after " ", ", " or " , " at i.
 func (s *scanner) yearAfter(i int) (string, int, bool) {
