@@ -350,9 +350,21 @@ func (s *scanner) spelled(i, j int) (token, bool) {
 		e := end + 1
 		w := s.scratch[:0]
 		viable := true
-		for isLetter(s.at(e)) {
-			w = utf8.AppendRune(w, unicode.ToLower(s.at(e)))
-			if viable = numberWordPrefix(w); !viable {
+		node := 0 // in numberParts, while w is the start of a word of it
+		for c := s.at(e); isLetter(c); c = s.at(e) {
+			n := len(w)
+			if c < 0x80 {
+				w = append(w, lowerASCII(byte(c)))
+			} else {
+				w = utf8.AppendRune(w, unicode.ToLower(c))
+			}
+			for _, b := range w[n:] {
+				if node >= 0 {
+					node = numberParts.child(node, b)
+				}
+			}
+			if node < 0 && !numberWordPrefix(w) {
+				viable = false
 				break
 			}
 			e++
