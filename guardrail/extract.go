@@ -17,6 +17,11 @@ func Extract(text string) []Number {
 		}
 		out = append(out, n)
 	})
+	if cap(out) > 2*len(out)+16 {
+		// Runs of digits overestimated the numbers ("1.2,3.4" is one):
+		// keep no spare room in a result that may be kept long.
+		out = append([]Number(nil), out...)
+	}
 	return out
 }
 
@@ -81,7 +86,6 @@ type scanner struct {
 	pastEnd bool
 	scratch []byte        // lower-cased words
 	buf     []byte        // the canonical form being written
-	groups  []group       // the groups of the number being read
 	lex     []lexeme      // the lexemes of the spelled-out number being read
 	words   []spelledWord // and its words
 	prefix  string        // the currency written before the number being read
@@ -565,7 +569,7 @@ func (s *scanner) numeric(i, k int) token {
 		}
 	}
 	// Groups after decimal marks or point/comma grouping.
-	groups := s.groups[:0]
+	var gs groups
 	end := intEnd
 	for {
 		c := s.at(end)
@@ -573,34 +577,43 @@ func (s *scanner) numeric(i, k int) token {
 			break
 		}
 		g := s.digits(end + 1)
-		groups = append(groups, group{sep: c, start: end + 1, end: g})
+		gs.add(group{sep: c, start: end + 1, end: g})
 		end = g
 	}
-	s.groups = groups
 	t := token{start: i, end: end}
 	b := s.appendDigits(s.buf[:0], i, intEnd) // the integer part
 	// Only an integer part of up to three digits, not starting with 0,
 	// can be followed by groups of thousands; when spaced it was not.
 	short := !spaced && k-i <= 3 && s.f.r[i] != '0'
-	switch n := len(groups); {
-	case n == 0:
+	switch {
+	case gs.n == 0:
 		t.kind = KindInteger
 		if spaced {
 			t.kind = KindGrouped
 		}
-	case n == 1 && spaced:
-		b, t.kind = s.appendDecimal(b, groups[0]), KindDecimal
-	case n == 1:
-		if groups[0].len() == 3 && short {
+	case gs.n == 1 && spaced:
+		b, t.kind = s.appendDecimal(b, gs.first), KindDecimal
+	case gs.n == 1:
+		if gs.first.len() == 3 && short {
 			// "1,000" and "1.000": one thousand, or one with three decimals.
-			b, t.kind = s.appendShape(b, groups), KindAmbiguous
+			b, t.kind = s.appendShape(b, intEnd, end), KindAmbiguous
 		} else {
-			b, t.kind = s.appendDecimal(b, groups[0]), KindDecimal
+			b, t.kind = s.appendDecimal(b, gs.first), KindDecimal
 		}
 	case spaced:
-		b, t.kind = s.appendShape(b, groups), KindAmbiguous
+		b, t.kind = s.appendShape(b, intEnd, end), KindAmbiguous
 	default:
-		b, t.kind = s.pointGrouped(b, short, groups)
+		// Two or more groups: thousands grouping ("181,674,817"),
+		// grouping with a decimal part in the other mark ("1,234.56",
+		// "1.234,5"), or else a shape that only the same shape grounds.
+		switch sep, last := gs.first.sep, gs.last; {
+		case short && gs.thousands && last.sep == sep && last.len() == 3:
+			b, t.kind = s.appendDigits(b, intEnd, end), KindGrouped
+		case short && gs.thousands && last.sep != sep:
+			b, t.kind = s.appendDecimal(s.appendDigits(b, intEnd, last.start), last), KindDecimal
+		default:
+			b, t.kind = s.appendShape(b, intEnd, end), KindAmbiguous
+		}
 	}
 	s.buf = b
 	t.canon = s.intern(b, i)
@@ -615,42 +628,35 @@ type group struct {
 
 func (g group) len() int { return g.end - g.start }
 
-// pointGrouped settles two or more groups after '.' or ',' that follow the
-// integer part in b: thousands grouping ("181,674,817"), grouping with a
-// decimal part in the other mark ("1,234.56", "1.234,5"), or else a shape
-// that only the same shape grounds. short: the integer part can lead
-// groups of thousands.
-func (s *scanner) pointGrouped(b []byte, short bool, groups []group) ([]byte, Kind) {
-	n := len(groups)
-	if short {
-		sep := groups[0].sep
-		thousands := true
-		for _, g := range groups[:n-1] {
-			if g.sep != sep || g.len() != 3 {
-				thousands = false
-			}
-		}
-		last := groups[n-1]
-		if thousands && (last.sep != sep || last.len() == 3) {
-			for _, g := range groups[:n-1] {
-				b = s.appendDigits(b, g.start, g.end)
-			}
-			if last.sep == sep {
-				return s.appendDigits(b, last.start, last.end), KindGrouped
-			}
-			return s.appendDecimal(b, last), KindDecimal
-		}
-	}
-	return s.appendShape(b, groups), KindAmbiguous
+// groups sums up the groups after the integer part of a number, read one
+// by one: how many, the first and the last, and whether every group before
+// the last is three digits after the first group's mark.
+type groups struct {
+	n           int
+	first, last group
+	thousands   bool
 }
 
-// appendShape appends the groups of a shape with no settled reading to its
-// integer part in b, each after a ','. That is a form no decimal (always
-// '.') or integer canonical form takes, so only the same shape grounds it.
-func (s *scanner) appendShape(b []byte, groups []group) []byte {
-	for _, g := range groups {
-		b = append(b, ',')
-		b = s.appendDigits(b, g.start, g.end)
+func (gs *groups) add(g group) {
+	if gs.n == 0 {
+		gs.first, gs.thousands = g, true
+	} else {
+		gs.thousands = gs.thousands && gs.last.sep == gs.first.sep && gs.last.len() == 3
+	}
+	gs.last = g
+	gs.n++
+}
+
+// appendShape appends the groups [i,end) of a shape with no settled
+// reading to its integer part in b, each after a ','. That is a form no
+// decimal (always '.') or integer canonical form takes, so only the same
+// shape grounds it.
+func (s *scanner) appendShape(b []byte, i, end int) []byte {
+	for _, c := range s.f.r[i:end] {
+		if c == '.' {
+			c = ','
+		}
+		b = append(b, byte(c))
 	}
 	return b
 }
