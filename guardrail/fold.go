@@ -42,11 +42,20 @@ func (f *folded) add(r rune, at, n int) {
 
 // place returns the byte span of rune i in the original.
 func (f *folded) place(i int) (start, end int) {
-	// Find the last moved rune at or before i, from where the last call
-	// found it: the scanner asks in order.
+	// k: how many moved runes stand at or before i. The scanner asks
+	// mostly in order, so look on from where the last call stopped;
+	// going back, search.
 	k := f.last
 	if k > len(f.moved) || k > 0 && int(f.moved[k-1].at) > i {
-		k = 0
+		lo, hi := 0, min(k, len(f.moved))
+		for lo < hi {
+			if h := int(uint(lo+hi) >> 1); int(f.moved[h].at) <= i {
+				lo = h + 1
+			} else {
+				hi = h
+			}
+		}
+		k = lo
 	}
 	for k < len(f.moved) && int(f.moved[k].at) <= i {
 		k++
