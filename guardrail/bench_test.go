@@ -133,7 +133,8 @@ func BenchmarkStreamGuard(b *testing.B) {
 }
 
 // BenchmarkPathological guards against inputs that make the scanner slow:
-// each should run at a speed comparable to BenchmarkExtract/scanner.
+// each should run at a speed comparable to BenchmarkExtract/scanner. Each
+// input is also run through the regexp baseline ("<input>-regexp").
 func BenchmarkPathological(b *testing.B) {
 	for name, unit := range map[string]string{
 		"digits-and-spaces": "1 000 ",
@@ -148,6 +149,12 @@ func BenchmarkPathological(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
 				Extract(text)
+			}
+		})
+		b.Run(name+"-regexp", func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				baselineExtract(text)
 			}
 		})
 	}

@@ -4,19 +4,35 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Extract returns every number in text, in order of appearance. See the
 // package documentation and SPEC §3 for what counts as one number.
 func Extract(text string) []Number {
+	var out []Number
+	each(text, func(n Number, f *folded) {
+		if out == nil {
+			out = make([]Number, 0, f.runs+1) // most numbers hold a run of digits
+		}
+		out = append(out, n)
+	})
+	if cap(out) > 2*len(out)+16 {
+		// Runs of digits overestimated the numbers ("1.2,3.4" is one):
+		// keep no spare room in a result that may be kept long.
+		out = append([]Number(nil), out...)
+	}
+	return out
+}
+
+// each calls use for every number in text, in order.
+func each(text string, use func(Number, *folded)) {
 	f := foldText(text)
 	s := scanner{f: f, final: true}
-	var out []Number
 	s.scan(0, func(t token) bool {
-		out = append(out, t.number(text, f))
+		use(t.number(text, f), f)
 		return true
 	})
-	return out
 }
 
 // eof is what the scanner reads past the end of the text.
@@ -33,7 +49,9 @@ type token struct {
 
 // span returns the byte span of the token in the original text.
 func (t token) span(f *folded) (start, end int) {
-	return f.start(t.start), f.end(t.end - 1)
+	start, _ = f.place(t.start)
+	_, end = f.place(t.end - 1)
+	return start, end
 }
 
 func (t token) number(text string, f *folded) Number {
@@ -66,9 +84,12 @@ type scanner struct {
 	f       *folded
 	final   bool
 	pastEnd bool
-	scratch []byte // lower-cased words
-	prefix  string // the currency written before the number being read
-	reads   int    // runes looked at, for the test that scanning is linear
+	scratch []byte        // lower-cased words
+	buf     []byte        // the canonical form being written
+	lex     []lexeme      // the lexemes of the spelled-out number being read
+	words   []spelledWord // and its words
+	prefix  string        // the currency written before the number being read
+	reads   int           // runes looked at, for the test that scanning is linear
 }
 
 func (s *scanner) at(i int) rune {
@@ -91,6 +112,10 @@ func (s *scanner) at(i int) rune {
 func (s *scanner) scan(i int, emit func(token) bool) (stop int, open bool) {
 	n := len(s.f.r)
 	for i < n {
+		if j := s.prose(i); j > i {
+			i = j
+			continue
+		}
 		s.pastEnd = false
 		t, next, ok := s.step(i)
 		if s.pastEnd {
@@ -104,14 +129,51 @@ func (s *scanner) scan(i int, emit func(token) bool) (stop int, open bool) {
 	return i, false
 }
 
+// prose skips from i what step reads as prose, as long as that is decided
+// by the runes in the text and quickly: runes that start nothing, and ASCII
+// words followed by an ASCII rune that is not a hyphen whose first two
+// letters begin no number word (see mayStartNumber). It returns i when the
+// rune at i needs a step.
+func (s *scanner) prose(i int) int {
+	r := s.f.r
+	start := i
+	for i < len(r) {
+		c := uint32(r[i])
+		if c >= 0x80 {
+			break
+		}
+		if inert[c] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(r) {
+			if c := uint32(r[j]); c >= 0x80 || asciiClass[c]&classLetter == 0 {
+				break
+			}
+			j++
+		}
+		if j-i < 2 || j == len(r) || r[j] >= 0x80 || isDigit(r[j]) || r[j] == '-' || mayStartNumber(r[i], r[i+1]) {
+			break
+		}
+		i = j
+	}
+	s.reads += i - start
+	return i
+}
+
 // step reads what starts at i: a number (ok) or prose up to next.
 func (s *scanner) step(i int) (t token, next int, ok bool) {
 	c := s.at(i)
 	switch {
 	case isDigit(c):
 		return s.number(i)
-	case c == '$' || c == '€' || c == '£':
-		return s.prefixed(i, i+1, map[rune]string{'$': "USD", '€': "EUR", '£': "GBP"}[c])
+	case c == '$':
+		return s.prefixed(i, i+1, "USD")
+	case c == '€':
+		return s.prefixed(i, i+1, "EUR")
+	case c == '£':
+		return s.prefixed(i, i+1, "GBP")
 	case c == '+':
 		if isDigit(s.at(i + 1)) {
 			if t, ok := s.intlPhone(i); ok {
@@ -137,21 +199,58 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 	return token{}, i + 1, false
 }
 
+// inert marks the ASCII runes that start nothing: step reads them alone
+// and goes on to the next rune.
+var inert = func() (t [0x80]bool) {
+	for c := range rune(0x80) {
+		t[c] = !isDigit(c) && !isLetter(c) && c != '$' && c != '+' && c != '-' && c != '.' && c != ','
+	}
+	return t
+}()
+
 func isDigit(c rune) bool { return c >= '0' && c <= '9' }
 
 func isAlnum(c rune) bool {
-	if c < 0x80 {
-		return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	if uint32(c) < 0x80 { // eof is not
+		return asciiClass[c]&classAlnum != 0
 	}
-	return unicode.IsLetter(c) || unicode.IsMark(c)
+	return isWideAlnum(c)
 }
 
 func isLetter(c rune) bool {
-	if c < 0x80 {
-		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	if uint32(c) < 0x80 {
+		return asciiClass[c]&classLetter != 0
 	}
-	return unicode.IsLetter(c)
+	return isWideLetter(c)
 }
+
+// The tests for runes beyond ASCII stay out of line, so that the ASCII
+// tests above inline.
+
+//go:noinline
+func isWideAlnum(c rune) bool { return unicode.IsLetter(c) || unicode.IsMark(c) }
+
+//go:noinline
+func isWideLetter(c rune) bool { return unicode.IsLetter(c) }
+
+// asciiClass holds what each ASCII rune is, so the tests above are one
+// look-up for ASCII (and small enough to inline).
+var asciiClass = func() (t [0x80]uint8) {
+	for c := range rune(0x80) {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			t[c] = classLetter | classAlnum
+		case isDigit(c):
+			t[c] = classAlnum
+		}
+	}
+	return t
+}()
+
+const (
+	classLetter = 1 << iota
+	classAlnum
+)
 
 // signContext reports whether a '-' (or a leading decimal mark) after c
 // belongs to the number that follows it: after a space, the start of the
@@ -176,7 +275,15 @@ func (s *scanner) digits(i int) int {
 	return i
 }
 
-func (s *scanner) str(i, j int) string { return string(s.f.r[i:j]) }
+// str returns the runes [i,j) as a string.
+func (s *scanner) str(i, j int) string {
+	b := s.buf[:0]
+	for _, c := range s.f.r[i:j] {
+		b = utf8.AppendRune(b, c)
+	}
+	s.buf = b
+	return s.intern(b, i)
+}
 
 // atLineStart reports whether only spaces or tabs stand between the start
 // of the line and i.
@@ -204,16 +311,19 @@ func (s *scanner) number(i int) (token, int, bool) {
 			return token{}, k + 1, false
 		}
 	}
-	if t, ok := s.date(i, k); ok {
-		return t, t.end, true
-	}
-	if t, ok := s.yearRange(i, k); ok {
-		return t, t.end, true
+	// The shapes below are each tried only when their first test (which
+	// reads nothing new) holds, so that a plain number costs little.
+	if k-i == 4 {
+		if t, ok := s.date(i, k); ok {
+			return t, t.end, true
+		}
+		if t, ok := s.yearRange(i, k); ok {
+			return t, t.end, true
+		}
 	}
 	if e, ok := s.ordinalSuffix(k); ok && k-i <= 4 && s.at(i) != '0' {
 		if k-i <= 2 {
-			day, _ := strconv.Atoi(s.str(i, k))
-			if t, ok := s.dayMonth(i, e, day); ok {
+			if t, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
 				return t, t.end, true
 			}
 		}
@@ -223,16 +333,20 @@ func (s *scanner) number(i int) (token, int, bool) {
 	if k-i == 1 && s.at(i) >= '1' && s.at(i) <= '4' && (s.at(k) == 'Q' || s.at(k) == 'q') && !isAlnum(s.at(k+1)) {
 		return token{start: i, end: k + 1, canon: "Q" + s.str(i, k), kind: KindQuarter}, k + 1, true
 	}
-	if k-i <= 2 {
-		day, _ := strconv.Atoi(s.str(i, k))
-		if t, ok := s.dayMonth(i, k, day); ok {
+	if k-i <= 2 && s.at(k) == ' ' {
+		// A day, when a month name (or "of") may follow.
+		if day := s.atoi(i, k); day >= 1 && day <= 31 && mayStartMonth(s.at(k+1)) {
+			if t, ok := s.dayMonth(i, k, day); ok {
+				return t, t.end, true
+			}
+		}
+	}
+	if k-i <= 2 && s.at(k) == ':' {
+		if t, ok := s.clock(i, k); ok {
 			return t, t.end, true
 		}
 	}
-	if t, ok := s.clock(i, k); ok {
-		return t, t.end, true
-	}
-	if s.at(i) == '0' {
+	if s.at(i) == '0' && k-i >= 2 && k-i <= 4 {
 		if t, ok := s.nationalPhone(i, k); ok {
 			return t, t.end, true
 		}
@@ -296,13 +410,15 @@ func (s *scanner) date(i, k int) (token, bool) {
 	if d-(m+1) < minDigits || d-(m+1) > 2 || sep == '.' && isDigit(s.at(d)) {
 		return token{}, false
 	}
-	month, _ := strconv.Atoi(s.str(k+1, m))
-	day, _ := strconv.Atoi(s.str(m+1, d))
+	month, day := s.atoi(k+1, m), s.atoi(m+1, d)
 	if month < 1 || month > 12 || day < 1 || day > 31 {
 		return token{}, false
 	}
-	canon := s.str(i, k) + "-" + pad2(month) + "-" + pad2(day)
-	return token{start: i, end: d, canon: canon, kind: KindDate}, true
+	b := s.appendDigits(s.buf[:0], i, k)
+	b = appendPad2(append(b, '-'), month)
+	b = appendPad2(append(b, '-'), day)
+	s.buf = b
+	return token{start: i, end: d, canon: s.intern(b, i), kind: KindDate}, true
 }
 
 // clock reads a time of day, H:MM or HH:MM with an optional :SS.
@@ -314,22 +430,23 @@ func (s *scanner) clock(i, k int) (token, bool) {
 	if m-(k+1) != 2 {
 		return token{}, false
 	}
-	hour, _ := strconv.Atoi(s.str(i, k))
-	minute, _ := strconv.Atoi(s.str(k+1, m))
+	hour, minute := s.atoi(i, k), s.atoi(k+1, m)
 	if hour > 24 || minute > 59 {
 		return token{}, false
 	}
-	canon := pad2(hour) + ":" + s.str(k+1, m)
+	b := appendPad2(s.buf[:0], hour)
+	b = appendPad2(append(b, ':'), minute)
 	end := m
 	if s.at(m) == ':' {
 		if e := s.digits(m + 1); e-(m+1) == 2 {
-			if sec, _ := strconv.Atoi(s.str(m+1, e)); sec <= 59 {
-				canon += ":" + s.str(m+1, e)
+			if sec := s.atoi(m+1, e); sec <= 59 {
+				b = appendPad2(append(b, ':'), sec)
 				end = e
 			}
 		}
 	}
-	return token{start: i, end: end, canon: canon, kind: KindTime}, true
+	s.buf = b
+	return token{start: i, end: end, canon: s.intern(b, i), kind: KindTime}, true
 }
 
 func pad2(n int) string {
@@ -365,7 +482,7 @@ func (s *scanner) intlPhone(i int) (token, bool) {
 	if total < 7 {
 		return token{}, false
 	}
-	return token{start: i, end: end, canon: "+" + digitsOnly(s.f.r[i+1:end]), kind: KindPhone}, true
+	return token{start: i, end: end, canon: s.phoneCanon(i, end), kind: KindPhone}, true
 }
 
 // nationalPhone reads a national phone number starting with 0: an area code
@@ -422,105 +539,177 @@ func (s *scanner) nationalPhone(i, k int) (token, bool) {
 	if total < 7 {
 		return token{}, false
 	}
-	return token{start: i, end: end, canon: digitsOnly(s.f.r[i:end]), kind: KindPhone}, true
+	return token{start: i, end: end, canon: s.phoneCanon(i, end), kind: KindPhone}, true
 }
 
-func digitsOnly(r []rune) string {
-	var b strings.Builder
-	for _, c := range r {
-		if isDigit(c) {
-			b.WriteRune(c)
-		}
+// phoneCanon is the canonical form of the phone number [i,end): its
+// digits, after a '+' when it starts with one.
+func (s *scanner) phoneCanon(i, end int) string {
+	b := s.buf[:0]
+	if s.f.r[i] == '+' {
+		b = append(b, '+')
 	}
-	return b.String()
+	b = s.appendDigits(b, i, end)
+	s.buf = b
+	return s.intern(b, i)
 }
 
 // numeric reads an integer or decimal whose first run of digits is [i,k):
 // space-grouped thousands ("10 000"), then groups after '.' or ','. The
 // shapes are settled by SPEC §3 rule 6.
 func (s *scanner) numeric(i, k int) token {
-	intPart := s.str(i, k)
-	spaced := false
+	intEnd, spaced := k, false // the integer part is [i,intEnd)
 	if k-i <= 3 && s.at(i) != '0' {
-		for s.at(k) == ' ' {
-			g := s.digits(k + 1)
-			if g-(k+1) != 3 {
+		for s.at(intEnd) == ' ' {
+			g := s.digits(intEnd + 1)
+			if g-(intEnd+1) != 3 {
 				break
 			}
-			intPart += s.str(k+1, g)
-			k = g
-			spaced = true
+			intEnd, spaced = g, true
 		}
 	}
 	// Groups after decimal marks or point/comma grouping.
-	var seps []rune
-	var groups []string
+	var gs groups
+	end := intEnd
 	for {
-		c := s.at(k)
-		if c != '.' && c != ',' || !isDigit(s.at(k+1)) {
+		c := s.at(end)
+		if c != '.' && c != ',' || !isDigit(s.at(end+1)) {
 			break
 		}
-		g := s.digits(k + 1)
-		seps = append(seps, c)
-		groups = append(groups, s.str(k+1, g))
-		k = g
+		g := s.digits(end + 1)
+		gs.add(group{sep: c, start: end + 1, end: g})
+		end = g
 	}
-	t := token{start: i, end: k}
-	switch n := len(groups); {
-	case n == 0:
-		t.canon = intPart
+	t := token{start: i, end: end}
+	b := s.appendDigits(s.buf[:0], i, intEnd) // the integer part
+	// Only an integer part of up to three digits, not starting with 0,
+	// can be followed by groups of thousands; when spaced it was not.
+	short := !spaced && k-i <= 3 && s.f.r[i] != '0'
+	switch {
+	case gs.n == 0:
 		t.kind = KindInteger
 		if spaced {
 			t.kind = KindGrouped
 		}
-	case n == 1 && spaced:
-		t.canon, t.kind = decimal(intPart, groups[0]), KindDecimal
-	case n == 1:
-		if len(groups[0]) == 3 && len(intPart) <= 3 && intPart[0] != '0' {
+	case gs.n == 1 && spaced:
+		b, t.kind = s.appendDecimal(b, gs.first), KindDecimal
+	case gs.n == 1:
+		if gs.first.len() == 3 && short {
 			// "1,000" and "1.000": one thousand, or one with three decimals.
-			t.canon, t.kind = intPart+","+groups[0], KindAmbiguous
+			b, t.kind = s.appendShape(b, intEnd, end), KindAmbiguous
 		} else {
-			t.canon, t.kind = decimal(intPart, groups[0]), KindDecimal
+			b, t.kind = s.appendDecimal(b, gs.first), KindDecimal
 		}
 	case spaced:
-		t.canon, t.kind = ambiguousShape(intPart, groups), KindAmbiguous
+		b, t.kind = s.appendShape(b, intEnd, end), KindAmbiguous
 	default:
-		t.canon, t.kind = pointGrouped(intPart, seps, groups)
+		// Two or more groups: thousands grouping ("181,674,817"),
+		// grouping with a decimal part in the other mark ("1,234.56",
+		// "1.234,5"), or else a shape that only the same shape grounds.
+		switch sep, last := gs.first.sep, gs.last; {
+		case short && gs.thousands && last.sep == sep && last.len() == 3:
+			b, t.kind = s.appendDigits(b, intEnd, end), KindGrouped
+		case short && gs.thousands && last.sep != sep:
+			b, t.kind = s.appendDecimal(s.appendDigits(b, intEnd, last.start), last), KindDecimal
+		default:
+			b, t.kind = s.appendShape(b, intEnd, end), KindAmbiguous
+		}
 	}
+	s.buf = b
+	t.canon = s.intern(b, i)
 	return t
 }
 
-// pointGrouped settles two or more groups after '.' or ',': thousands
-// grouping ("181,674,817"), grouping with a decimal part in the other mark
-// ("1,234.56", "1.234,5"), or else a shape that only the same shape grounds.
-func pointGrouped(intPart string, seps []rune, groups []string) (string, Kind) {
-	n := len(groups)
-	if len(intPart) <= 3 && intPart[0] != '0' {
-		sep := seps[0]
-		thousands := true
-		for j := 0; j < n-1; j++ {
-			if seps[j] != sep || len(groups[j]) != 3 {
-				thousands = false
-			}
-		}
-		if thousands {
-			whole := intPart + strings.Join(groups[:n-1], "")
-			switch {
-			case seps[n-1] == sep && len(groups[n-1]) == 3:
-				return whole + groups[n-1], KindGrouped
-			case seps[n-1] != sep:
-				return decimal(whole, groups[n-1]), KindDecimal
-			}
-		}
-	}
-	return ambiguousShape(intPart, groups), KindAmbiguous
+// group is a run of digits after a '.' or ',' in a number.
+type group struct {
+	sep        rune
+	start, end int
 }
 
-// ambiguousShape is the canonical form of a shape with no settled reading:
-// its digit groups joined by ',' — a form no decimal (always '.') or integer
-// canonical form takes, so only the same shape grounds it.
-func ambiguousShape(intPart string, groups []string) string {
-	return intPart + "," + strings.Join(groups, ",")
+func (g group) len() int { return g.end - g.start }
+
+// groups sums up the groups after the integer part of a number, read one
+// by one: how many, the first and the last, and whether every group before
+// the last is three digits after the first group's mark.
+type groups struct {
+	n           int
+	first, last group
+	thousands   bool
+}
+
+func (gs *groups) add(g group) {
+	if gs.n == 0 {
+		gs.first, gs.thousands = g, true
+	} else {
+		gs.thousands = gs.thousands && gs.last.sep == gs.first.sep && gs.last.len() == 3
+	}
+	gs.last = g
+	gs.n++
+}
+
+// appendShape appends the groups [i,end) of a shape with no settled
+// reading to its integer part in b, each after a ','. That is a form no
+// decimal (always '.') or integer canonical form takes, so only the same
+// shape grounds it.
+func (s *scanner) appendShape(b []byte, i, end int) []byte {
+	for _, c := range s.f.r[i:end] {
+		if c == '.' {
+			c = ','
+		}
+		b = append(b, byte(c))
+	}
+	return b
+}
+
+// appendDecimal appends the decimals g to the integer part in b, in the
+// canonical form of a decimal: '.' as the mark, trailing zeros dropped
+// ("12,50" → "12.5", "12.00" → "12").
+func (s *scanner) appendDecimal(b []byte, g group) []byte {
+	end := g.end
+	for end > g.start && s.f.r[end-1] == '0' {
+		end--
+	}
+	if end == g.start {
+		return b
+	}
+	return s.appendDigits(append(b, '.'), g.start, end)
+}
+
+// appendDigits appends the digits among runes [i,j) to b.
+func (s *scanner) appendDigits(b []byte, i, j int) []byte {
+	for _, c := range s.f.r[i:j] {
+		if isDigit(c) {
+			b = append(b, byte(c))
+		}
+	}
+	return b
+}
+
+// atoi returns the value of the digits [i,j) (at most a few).
+func (s *scanner) atoi(i, j int) int {
+	n := 0
+	for _, c := range s.f.r[i:j] {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// appendPad2 appends n (0–99) in two digits.
+func appendPad2(b []byte, n int) []byte {
+	return append(b, byte('0'+n/10), byte('0'+n%10))
+}
+
+// intern returns b as a string: a slice of the original text when the
+// text spells b from rune i on (so most canonical forms cost nothing),
+// else a copy.
+func (s *scanner) intern(b []byte, i int) string {
+	if src := s.f.src; src != "" && i < len(s.f.r) {
+		p, _ := s.f.place(i)
+		if q := p + len(b); q <= len(src) && src[p:q] == string(b) {
+			return src[p:q]
+		}
+	}
+	return string(b)
 }
 
 // decimal is the canonical form of a decimal: '.' as the mark, trailing

@@ -6,28 +6,75 @@ import (
 )
 
 // folded is a text with every rune folded to the form the scanner reads
-// (SPEC §3 rule 5: no bypass), and the byte span of each folded rune in the
+// (SPEC §3 rule 5: no bypass), and where each folded rune stands in the
 // original text. Runes that carry nothing (zero-width spaces, soft hyphens)
 // are dropped, so "3\u200b99" reads as "399".
 //
-// It costs 9 bytes per rune; offsets are 32-bit, so a text may be up to
-// 2 GiB long.
+// Most runes are ASCII bytes that follow the rune before them, and their
+// place is implied: one byte after it. Only the others (a rune of several
+// bytes, any byte that is not ASCII, a rune after a dropped one) are
+// listed, in moved, so folding costs 4 bytes per rune plus 9 per moved
+// rune. Offsets are 32-bit, so a text may be up to 2 GiB long.
 type folded struct {
+	src   string // the original text, when it is a string (for Extract)
 	r     []rune
-	off   []int32 // off[i]: byte offset of r[i] in the original
-	width []uint8 // width[i]: bytes of r[i] in the original
+	moved []movedRune // in order of at
+	next  int         // byte offset after the last rune kept
+	runs  int         // runs of ASCII digits in the text (foldText), an estimate of how many numbers it holds
+	last  int         // where place last stopped in moved
+}
+
+// movedRune is the place of a rune whose place is not implied: rune at is
+// read from width bytes at byte offset off of the original.
+type movedRune struct {
+	at, off int32
+	width   uint8
 }
 
 // add appends a folded rune read from n bytes at byte offset at.
 func (f *folded) add(r rune, at, n int) {
+	if at != f.next || n != 1 || r >= 0x80 {
+		f.moved = append(f.moved, movedRune{at: int32(len(f.r)), off: int32(at), width: uint8(n)})
+	}
 	f.r = append(f.r, r)
-	f.off = append(f.off, int32(at))
-	f.width = append(f.width, uint8(n))
+	f.next = at + n
+}
+
+// place returns the byte span of rune i in the original.
+func (f *folded) place(i int) (start, end int) {
+	// k: how many moved runes stand at or before i. The scanner asks
+	// mostly in order, so look on from where the last call stopped;
+	// going back, search.
+	k := f.last
+	if k > len(f.moved) || k > 0 && int(f.moved[k-1].at) > i {
+		lo, hi := 0, min(k, len(f.moved))
+		for lo < hi {
+			if h := int(uint(lo+hi) >> 1); int(f.moved[h].at) <= i {
+				lo = h + 1
+			} else {
+				hi = h
+			}
+		}
+		k = lo
+	}
+	for k < len(f.moved) && int(f.moved[k].at) <= i {
+		k++
+	}
+	f.last = k
+	if k == 0 {
+		return i, i + 1
+	}
+	m := f.moved[k-1]
+	if int(m.at) == i {
+		return int(m.off), int(m.off) + int(m.width)
+	}
+	start = int(m.off) + int(m.width) + i - int(m.at) - 1
+	return start, start + 1
 }
 
 // start and end return the byte span of rune i in the original.
-func (f *folded) start(i int) int { return int(f.off[i]) }
-func (f *folded) end(i int) int   { return int(f.off[i]) + int(f.width[i]) }
+func (f *folded) start(i int) int { s, _ := f.place(i); return s }
+func (f *folded) end(i int) int   { _, e := f.place(i); return e }
 
 // appendBytes folds the complete runes of p (whose first byte is at offset
 // base of the original text) and returns how many bytes it consumed. When
@@ -49,24 +96,35 @@ func (f *folded) appendBytes(p []byte, base int, atEOF bool) int {
 }
 
 func foldText(s string) *folded {
-	f := &folded{
-		r:     make([]rune, 0, len(s)),
-		off:   make([]int32, 0, len(s)),
-		width: make([]uint8, 0, len(s)),
+	f := &folded{src: s}
+	r := make([]rune, 0, len(s))
+	next := 0
+	for i := 0; i < len(s); {
+		if i == next {
+			// A run of ASCII right after the last rune kept is read as
+			// it is, and its place is implied.
+			for i < len(s) && s[i] < 0x80 {
+				c := rune(s[i])
+				if isDigit(c) && (i == 0 || !isDigit(rune(s[i-1]))) {
+					f.runs++
+				}
+				r = append(r, c)
+				i++
+			}
+			next = i
+			if i == len(s) {
+				break
+			}
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c, keep := foldRune(c); keep {
+			f.moved = append(f.moved, movedRune{at: int32(len(r)), off: int32(i), width: uint8(size)})
+			r = append(r, c)
+			next = i + size
+		}
+		i += size
 	}
-	for i, r := range s {
-		if r < 0x80 {
-			f.add(r, i, 1)
-			continue
-		}
-		size := utf8.RuneLen(r)
-		if r == utf8.RuneError {
-			_, size = utf8.DecodeRuneInString(s[i:])
-		}
-		if fr, keep := foldRune(r); keep {
-			f.add(fr, i, size)
-		}
-	}
+	f.r, f.next = r, next
 	return f
 }
 

@@ -16,54 +16,134 @@ import (
 // once nothing after it can still change it: in hold mode "399" is held while
 // it may still become "399 €" or "399 kr per year".
 
-// wordSet is a set of lower-case words and every prefix of them, so a word
-// can be read rune by rune and given up on as soon as no word can match.
+// wordSet is a set of lower-case words with a value each, kept as a byte
+// trie so that a word can be read rune by rune and given up on as soon as
+// no word of the set can match, without hashing what was read.
 type wordSet struct {
-	words    map[string]string // word → normalised value
-	prefixes map[string]bool
+	words map[string]string // word → normalised value
+	nodes []trieNode        // nodes[0] is the root
+	first [256]int32        // the node after each first byte; 0: none
 }
 
-func newWordSet(m map[string]string) wordSet {
-	ws := wordSet{words: m, prefixes: map[string]bool{}}
-	for w := range m {
-		for i := range w {
-			ws.prefixes[w[:i]] = true
+type trieNode struct {
+	next  []trieEdge
+	value string
+	whole bool // a word of the set ends here
+}
+
+type trieEdge struct {
+	b  byte
+	to int32
+}
+
+func newWordSet(m map[string]string) *wordSet {
+	ws := &wordSet{words: m, nodes: []trieNode{{}}}
+	for w, v := range m {
+		n := 0
+		for i := 0; i < len(w); i++ {
+			n = ws.add(n, w[i])
 		}
+		ws.nodes[n].value, ws.nodes[n].whole = v, true
 	}
 	return ws
+}
+
+// add returns the node after byte b from node n, made when missing.
+func (ws *wordSet) add(n int, b byte) int {
+	if m := ws.child(n, b); m >= 0 {
+		return m
+	}
+	ws.nodes = append(ws.nodes, trieNode{})
+	to := len(ws.nodes) - 1
+	ws.nodes[n].next = append(ws.nodes[n].next, trieEdge{b, int32(to)})
+	if n == 0 {
+		ws.first[b] = int32(to)
+	}
+	return to
+}
+
+// child returns the node after byte b from node n, or -1.
+func (ws *wordSet) child(n int, b byte) int {
+	if n == 0 {
+		if m := ws.first[b]; m != 0 {
+			return int(m)
+		}
+		return -1
+	}
+	for _, e := range ws.nodes[n].next {
+		if e.b == b {
+			return int(e.to)
+		}
+	}
+	return -1
+}
+
+// has reports whether w is a word of the set.
+func (ws *wordSet) has(w []byte) bool {
+	n := 0
+	for _, b := range w {
+		if n = ws.child(n, b); n < 0 {
+			return false
+		}
+	}
+	return ws.nodes[n].whole
 }
 
 // read reports which word of the set stands at i as a whole word (not
 // followed by a letter or digit when it ends in one), its value and where it
 // ends. It reads only while the runes read can still be (a prefix of) a word
-// of the set, so it looks at most one rune further than it must.
-func (s *scanner) read(ws wordSet, i int) (value string, end int, ok bool) {
+// of the set, so it looks at most one rune further than it must. The
+// lower-cased runes read are left in s.scratch.
+func (s *scanner) read(ws *wordSet, i int) (value string, end int, ok bool) {
+	if c := s.at(i); uint32(c) < 0x80 && ws.first[lowerASCII(byte(c))] == 0 {
+		s.scratch = s.scratch[:0]
+		return "", 0, false // most reads: no word of the set starts so
+	}
+	return s.readWord(ws, i)
+}
+
+func (s *scanner) readWord(ws *wordSet, i int) (value string, end int, ok bool) {
 	b := s.scratch[:0]
-	e := i
+	e, n := i, 0
 	for {
 		c := s.at(e)
 		if c == eof {
 			break
 		}
-		n := len(b)
-		b = utf8.AppendRune(b, unicode.ToLower(c))
-		if !ws.prefixes[string(b)] {
-			if _, whole := ws.words[string(b)]; !whole {
-				b = b[:n]
+		if c < 0x80 {
+			lc := lowerASCII(byte(c))
+			m := ws.child(n, lc)
+			if m < 0 {
+				break
+			}
+			b = append(b, lc)
+			n = m
+			e++
+			continue
+		}
+		var buf [utf8.UTFMax]byte
+		k := utf8.EncodeRune(buf[:], unicode.ToLower(c))
+		m := n
+		for _, x := range buf[:k] {
+			if m = ws.child(m, x); m < 0 {
 				break
 			}
 		}
+		if m < 0 {
+			break
+		}
+		b = append(b, buf[:k]...)
+		n = m
 		e++
 	}
 	s.scratch = b
-	v, whole := ws.words[string(b)]
-	if !whole || e == i {
+	if e == i || !ws.nodes[n].whole {
 		return "", 0, false
 	}
 	if isAlnum(s.f.r[e-1]) && isAlnum(s.at(e)) {
 		return "", 0, false
 	}
-	return v, e, true
+	return ws.nodes[n].value, e, true
 }
 
 // Units and currencies, normalised to one name per quantity: kr = SEK =
@@ -124,7 +204,7 @@ var scaleTable = map[string]scaleWord{
 	"tkr": {3, "SEK"}, "mkr": {6, "SEK"}, "mdkr": {9, "SEK"}, "msek": {6, "SEK"}, "mdr": {9, ""}, "md": {9, ""},
 }
 
-var scaleWords = func() wordSet {
+var scaleWords = func() *wordSet {
 	m := map[string]string{}
 	for w := range scaleTable {
 		m[w] = w
@@ -166,6 +246,17 @@ var currencyCodes = newWordSet(map[string]string{"sek": "SEK", "usd": "USD", "eu
 // ambiguous): a percent sign or word, a scale, a unit, a period.
 func (s *scanner) quantity(t *token, prefixUnit string) {
 	k := t.end
+	// Most numbers are followed by nothing read below: an ASCII rune
+	// that begins none of it, or a space and such a rune.
+	if c := s.at(k); c == ' ' {
+		if d := s.at(k + 1); uint32(d) < 0x80 && !followsSpace[lowerASCII(byte(d))] {
+			t.unit = prefixUnit
+			return
+		}
+	} else if uint32(c) < 0x80 && !followsNumber[lowerASCII(byte(c))] {
+		t.unit = prefixUnit
+		return
+	}
 	// A percent.
 	switch {
 	case s.at(k) == '%':
@@ -197,6 +288,24 @@ func (s *scanner) quantity(t *token, prefixUnit string) {
 	s.unitAfter(t)
 	s.period(t)
 }
+
+// followsNumber and followsSpace mark the ASCII bytes (lower case) that
+// begin something quantity reads right after a number, or after a space
+// after it.
+var followsNumber, followsSpace = func() (direct, spaced [0x80]bool) {
+	mark := func(t *[0x80]bool, sets ...*wordSet) {
+		for _, ws := range sets {
+			for b := range t {
+				t[b] = t[b] || ws.first[b] != 0
+			}
+		}
+	}
+	mark(&direct, gluedScales, scaleWords, unitWords)
+	direct['%'], direct['/'], direct[' '] = true, true, true
+	mark(&spaced, percentWords, scaleWords, unitWords, periodAdverbs, periodJoins)
+	spaced['%'] = true
+	return direct, spaced
+}()
 
 // scale multiplies the number by a power of ten and ends it at end.
 func (s *scanner) scale(t *token, w scaleWord, end int) {
@@ -364,6 +473,16 @@ func (s *scanner) month(i int) (string, int, bool) {
 
 var ofWord = newWordSet(map[string]string{"of": ""})
 
+// mayStartMonth reports whether c may begin "of" or a month name: false
+// only for an ASCII rune that begins neither.
+func mayStartMonth(c rune) bool {
+	if uint32(c) >= 0x80 {
+		return true
+	}
+	b := lowerASCII(byte(c))
+	return ofWord.first[b] != 0 || monthWords.first[b] != 0
+}
+
 // yearAfter reads a four-digit year after " ", ", " or " , " at i.
 func (s *scanner) yearAfter(i int) (string, int, bool) {
 	j := i
@@ -405,7 +524,7 @@ func (s *scanner) monthFirst(i int) (token, int, bool) {
 	if isAlnum(s.at(end)) {
 		return token{}, 0, false
 	}
-	day, _ := strconv.Atoi(s.str(e+1, d))
+	day := s.atoi(e+1, d)
 	if day < 1 || day > 31 {
 		return token{}, 0, false
 	}
@@ -441,8 +560,7 @@ func (s *scanner) yearRange(i, k int) (token, bool) {
 	if n := e - j; n != 2 && n != 4 || isAlnum(s.at(e)) || s.at(e) == '-' && isDigit(s.at(e+1)) {
 		return token{}, false
 	}
-	from, _ := strconv.Atoi(s.str(i, k))
-	to, _ := strconv.Atoi(s.str(j, e))
+	from, to := s.atoi(i, k), s.atoi(j, e)
 	if e-j == 2 {
 		to += from / 100 * 100
 	}

@@ -61,6 +61,7 @@ type Source struct {
 	Text    string
 	Numbers []Number
 	keys    map[string][]attrs
+	filter  keyFilter           // of keys, to pass over a source quickly
 	counted map[string][]string // noun → values the snippet binds to it
 	lower   string              // the text in lower case, for month names
 }
@@ -104,7 +105,27 @@ func NewSource(text string) *Source {
 	return s
 }
 
-func (s *Source) add(key string, a attrs) { s.keys[key] = append(s.keys[key], a) }
+func (s *Source) add(key string, a attrs) {
+	s.keys[key] = append(s.keys[key], a)
+	s.filter.add(keyBit(key))
+}
+
+// keyFilter is a 256-bit summary of a set of keys: a key whose bit is not
+// set is not in the set. Most numbers of an answer stand in one source of
+// several; the others are passed over without a map look-up.
+type keyFilter [4]uint64
+
+// keyBit hashes a key (FNV-1a, folded to 8 bits).
+func keyBit(key string) uint8 {
+	h := uint32(2166136261)
+	for i := 0; i < len(key); i++ {
+		h = (h ^ uint32(key[i])) * 16777619
+	}
+	return uint8(h ^ h>>8 ^ h>>16 ^ h>>24)
+}
+
+func (f *keyFilter) add(bit uint8)          { f[bit>>6] |= 1 << (bit & 63) }
+func (f *keyFilter) mayHave(bit uint8) bool { return f[bit>>6]&(1<<(bit&63)) != 0 }
 
 // dateParts splits a canonical date: "2004-10-19" → "2004", "10-19";
 // "--10-19" → "", "10-19"; "2019-06" → "2019", "".
@@ -233,8 +254,9 @@ func (v Verdict) FirstBlocking(p Policy) (NumberVerdict, bool) {
 
 // Check returns the verdict on one number against the sources.
 func Check(n Number, sources []*Source) NumberVerdict {
+	bit := keyBit(n.Canonical)
 	for i, s := range sources {
-		if s != nil && s.Grounds(n) {
+		if s != nil && s.filter.mayHave(bit) && s.Grounds(n) {
 			return NumberVerdict{Number: n, State: Grounded, Grounded: true, Citation: i}
 		}
 	}
@@ -288,22 +310,24 @@ func Verify(answer string, sources []*Source) Verdict {
 
 // Verify checks every number of answer against the sources under p.
 func (p Policy) Verify(answer string, sources []*Source) Verdict {
-	return p.verdictOf(Extract(answer), sources)
-}
-
-// VerifyStrings is Verify with sources given as plain snippet texts.
-func VerifyStrings(answer string, sources []string) Verdict {
-	return Verify(answer, NewSources(sources))
-}
-
-func (p Policy) verdictOf(nums []Number, sources []*Source) Verdict {
-	v := Verdict{Grounded: true, Numbers: make([]NumberVerdict, 0, len(nums))}
-	for _, n := range nums {
+	v := Verdict{Grounded: true}
+	each(answer, func(n Number, f *folded) {
+		if v.Numbers == nil {
+			v.Numbers = make([]NumberVerdict, 0, f.runs+1)
+		}
 		nv := Check(n, sources)
 		if p.Blocks(nv.State) {
 			v.Grounded = false
 		}
 		v.Numbers = append(v.Numbers, nv)
+	})
+	if v.Numbers == nil {
+		v.Numbers = []NumberVerdict{}
 	}
 	return v
+}
+
+// VerifyStrings is Verify with sources given as plain snippet texts.
+func VerifyStrings(answer string, sources []string) Verdict {
+	return Verify(answer, NewSources(sources))
 }

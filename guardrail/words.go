@@ -10,15 +10,13 @@ import (
 // ("A380", "COVID-19"), a spelled-out number ("ninety-nine", "två tusen",
 // "nittionio"), or a prose word.
 func (s *scanner) word(i int) (token, int, bool) {
-	j := s.alnumEnd(i)
+	j, hasDigit := s.alnumRun(i)
 	// A compound of alphanumeric runs joined by single hyphens holds a
 	// code when any run has a digit ("COVID-19", "SE-123").
-	end, hasDigit := j, containsDigit(s.f.r[i:j])
+	end := j
 	for s.at(end) == '-' && isAlnum(s.at(end+1)) {
-		e := s.alnumEnd(end + 1)
-		if containsDigit(s.f.r[end+1 : e]) {
-			hasDigit = true
-		}
+		e, digit := s.alnumRun(end + 1)
+		hasDigit = hasDigit || digit
 		end = e
 	}
 	if hasDigit {
@@ -31,6 +29,9 @@ func (s *scanner) word(i int) (token, int, bool) {
 	}
 	if j-i >= 2 && !mayStartNumber(s.f.r[i], s.f.r[i+1]) {
 		return token{}, j, false // most prose words: no number word starts so
+	}
+	if w := s.lower(s.f.r[i:j]); !numberWords.has(w) && !swedishNumber(w) {
+		return token{}, j, false // the other prose words
 	}
 	if unicode.IsUpper(s.at(i)) {
 		if t, next, ok := s.monthFirst(i); ok {
@@ -88,7 +89,7 @@ var starters = func() (t [26 * 26]bool) {
 	for w := range swedishParts {
 		mark(w)
 	}
-	for _, ws := range []wordSet{ordinalWords, monthWords, currencyCodes} {
+	for _, ws := range []*wordSet{ordinalWords, monthWords, currencyCodes} {
 		for w := range ws.words {
 			mark(w)
 		}
@@ -107,19 +108,78 @@ func mayStartNumber(a, b rune) bool {
 }
 
 func (s *scanner) alnumEnd(i int) int {
-	for isAlnum(s.at(i)) {
-		i++
-	}
-	return i
+	end, _ := s.alnumRun(i)
+	return end
 }
 
-func containsDigit(r []rune) bool {
-	for _, c := range r {
-		if isDigit(c) {
-			return true
+// alnumRun returns the end of the run of letters and digits at i and
+// whether it holds a digit.
+func (s *scanner) alnumRun(i int) (end int, digit bool) {
+	r, j := s.f.r, i
+	for j < len(r) && r[j] < 0x80 { // ASCII, read without the checks of at
+		class := asciiClass[r[j]]
+		if class&classAlnum == 0 {
+			break
+		}
+		digit = digit || class&classLetter == 0
+		j++
+	}
+	s.reads += j - i
+	for c := s.at(j); isAlnum(c); c = s.at(j) {
+		digit = digit || isDigit(c)
+		j++
+	}
+	return j, digit
+}
+
+// numberWords are the words that the word step reads as a number, or as
+// the start of one or of a date, on their own: English number words,
+// ordinals, month names and currency codes. A word that is none of them
+// and no Swedish number (see swedishNumber) is prose.
+var numberWords = func() *wordSet {
+	m := map[string]string{}
+	for w := range englishWords {
+		m[w] = ""
+	}
+	for _, ws := range []*wordSet{ordinalWords, monthWords, currencyCodes} {
+		for w := range ws.words {
+			m[w] = ""
 		}
 	}
-	return false
+	return newWordSet(m)
+}()
+
+// swedishParts as a word set.
+var swedishPartSet = func() *wordSet {
+	m := map[string]string{}
+	for w := range swedishParts {
+		m[w] = ""
+	}
+	return newWordSet(m)
+}()
+
+// swedishNumber reports whether the lower-cased word w is written together
+// from Swedish number parts ("tvåhundrafemtio"). A word longer than 63
+// bytes is not checked: it is reported as one.
+func swedishNumber(w []byte) bool {
+	if len(w) > 63 {
+		return true
+	}
+	reach := uint64(1) // bit p: w[:p] is made of parts
+	for p := range w {
+		if reach&(1<<p) == 0 {
+			continue
+		}
+		for q, n := p, 0; q < len(w); q++ {
+			if n = swedishPartSet.child(n, w[q]); n < 0 {
+				break
+			}
+			if swedishPartSet.nodes[n].whole {
+				reach |= 1 << (q + 1)
+			}
+		}
+	}
+	return reach&(1<<len(w)) != 0
 }
 
 // lexeme kinds of spelled-out numbers.
@@ -169,70 +229,88 @@ var swedishParts = map[string][]lexeme{
 
 const maxSwedishPart = len("miljarder")
 
-// prefixes holds every prefix of an English number word and of a Swedish
-// part, whole words included.
-var prefixes = func() map[string]bool {
-	m := map[string]bool{}
-	add := func(w string) {
-		for i := range w {
-			m[w[:i]] = true
-		}
-		m[w] = true
-	}
+// numberParts holds the English number words and the Swedish parts.
+var numberParts = func() *wordSet {
+	m := map[string]string{}
 	for w := range englishWords {
-		add(w)
+		m[w] = ""
 	}
 	for w := range swedishParts {
-		add(w)
+		m[w] = ""
 	}
-	return m
+	return newWordSet(m)
 }()
+
+// isPrefix reports whether w is the start (or the whole) of a word of the
+// set.
+func (ws *wordSet) isPrefix(w []byte) bool {
+	n := 0
+	for _, b := range w {
+		if n = ws.child(n, b); n < 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // numberWordPrefix reports whether w is the start of a number word: of an
 // English one, or Swedish parts followed by the start of a part.
 func numberWordPrefix(w []byte) bool {
-	if prefixes[string(w)] {
+	if numberParts.isPrefix(w) {
 		return true
 	}
 	for n := min(len(w)-1, maxSwedishPart); n >= 2; n-- {
-		if _, ok := swedishParts[string(w[:n])]; ok && numberWordPrefix(w[n:]) {
+		if swedishPartSet.has(w[:n]) && numberWordPrefix(w[n:]) {
 			return true
 		}
 	}
 	return false
 }
 
-// lexWord returns the lexemes of one lower-cased word and its language
-// ('e' English, 's' Swedish), or nil when the word is not (entirely) a
-// number word. The words of one number are all of one language.
-func lexWord(w []byte) ([]lexeme, byte) {
-	if !prefixes[string(w[:min(len(w), 2)])] {
-		return nil, 0
+// appendLex appends the lexemes of one lower-cased word to dst and returns
+// its language ('e' English, 's' Swedish), or dst as it was and 0 when the
+// word is not (entirely) a number word. The words of one number are all of
+// one language.
+func appendLex(dst []lexeme, w []byte) ([]lexeme, byte) {
+	if !numberParts.isPrefix(w[:min(len(w), 2)]) {
+		return dst, 0
 	}
 	if l, ok := englishWords[string(w)]; ok {
-		return []lexeme{l}, 'e'
+		return append(dst, l), 'e'
 	}
-	if l := swedishSplit(w); l != nil {
-		return l, 's'
+	if d, ok := appendSwedish(dst, w); ok {
+		return d, 's'
 	}
-	return nil, 0
+	return dst, 0
 }
 
 // lower writes the lower-case UTF-8 of r into the scanner's scratch buffer.
 func (s *scanner) lower(r []rune) []byte {
 	b := s.scratch[:0]
 	for _, c := range r {
-		b = utf8.AppendRune(b, unicode.ToLower(c))
+		if c < 0x80 {
+			b = append(b, lowerASCII(byte(c)))
+		} else {
+			b = utf8.AppendRune(b, unicode.ToLower(c))
+		}
 	}
 	s.scratch = b
 	return b
 }
 
-// swedishSplit splits a word into Swedish number parts, longest part first,
-// backtracking; nil when it cannot be split entirely.
-func swedishSplit(w []byte) []lexeme {
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// appendSwedish splits a word into Swedish number parts, longest part
+// first, backtracking, and appends their lexemes to dst; false when it
+// cannot be split entirely.
+func appendSwedish(dst []lexeme, w []byte) ([]lexeme, bool) {
 	if len(w) == 0 {
-		return nil
+		return dst, false
 	}
 	for n := min(len(w), maxSwedishPart); n >= 2; n-- {
 		p, ok := swedishParts[string(w[:n])]
@@ -240,29 +318,29 @@ func swedishSplit(w []byte) []lexeme {
 			continue
 		}
 		if n == len(w) {
-			return append([]lexeme(nil), p...)
+			return append(dst, p...), true
 		}
-		if rest := swedishSplit(w[n:]); rest != nil {
-			return append(append([]lexeme(nil), p...), rest...)
+		if d, ok := appendSwedish(append(dst, p...), w[n:]); ok {
+			return d, true
 		}
 	}
-	return nil
+	return dst, false
 }
 
 // spelled reads a spelled-out number whose first word is [i,j): words joined
 // by single spaces or hyphens, as long as they still form one number. Only
 // values from two upwards count (SPEC §3 rule 5).
 func (s *scanner) spelled(i, j int) (token, bool) {
-	first, lang := lexWord(s.lower(s.f.r[i:j]))
-	if first == nil {
+	lex, lang := appendLex(s.lex[:0], s.lower(s.f.r[i:j]))
+	if lang == 0 {
 		return token{}, false
 	}
 	const maxWords = 12
-	lex := [][]lexeme{first}
-	ends := []int{j}
-	flat := append([]lexeme(nil), first...)
-	for len(lex) < maxWords && continues(flat) {
-		end := ends[len(ends)-1]
+	// The lexemes of the words read are lex; word n ends at rune
+	// words[n].end, its lexemes at lex[words[n].lex].
+	words := append(s.words[:0], spelledWord{end: j, lex: len(lex)})
+	for len(words) < maxWords && continues(lex) {
+		end := words[len(words)-1].end
 		sep := s.at(end)
 		if sep != ' ' && sep != '-' || !isLetter(s.at(end+1)) {
 			break
@@ -272,9 +350,21 @@ func (s *scanner) spelled(i, j int) (token, bool) {
 		e := end + 1
 		w := s.scratch[:0]
 		viable := true
-		for isLetter(s.at(e)) {
-			w = utf8.AppendRune(w, unicode.ToLower(s.at(e)))
-			if viable = numberWordPrefix(w); !viable {
+		node := 0 // in numberParts, while w is the start of a word of it
+		for c := s.at(e); isLetter(c); c = s.at(e) {
+			n := len(w)
+			if c < 0x80 {
+				w = append(w, lowerASCII(byte(c)))
+			} else {
+				w = utf8.AppendRune(w, unicode.ToLower(c))
+			}
+			for _, b := range w[n:] {
+				if node >= 0 {
+					node = numberParts.child(node, b)
+				}
+			}
+			if node < 0 && !numberWordPrefix(w) {
+				viable = false
 				break
 			}
 			e++
@@ -283,27 +373,23 @@ func (s *scanner) spelled(i, j int) (token, bool) {
 		if len(w) == 0 || !viable || isAlnum(s.at(e)) {
 			break // not a number word, or letters running into digits (a code)
 		}
-		l, lg := lexWord(w)
-		if l == nil || lg != lang {
+		var lg byte
+		if lex, lg = appendLex(lex, w); lg != lang {
+			lex = lex[:words[len(words)-1].lex]
 			break
 		}
-		lex = append(lex, l)
-		ends = append(ends, e)
-		flat = append(flat, l...)
+		words = append(words, spelledWord{end: e, lex: len(lex)})
 	}
-	for n := len(lex); n > 0; n-- {
-		flat = flat[:0]
-		for _, l := range lex[:n] {
-			flat = append(flat, l...)
-		}
-		v, ok := parseNumber(flat)
+	s.lex, s.words = lex, words
+	for n := len(words); n > 0; n-- {
+		v, ok := parseNumber(lex[:words[n-1].lex])
 		if !ok {
 			continue
 		}
 		if v < 2 {
 			return token{}, false
 		}
-		t := token{start: i, end: ends[n-1], canon: strconv.FormatInt(v, 10), kind: KindWords}
+		t := token{start: i, end: words[n-1].end, canon: strconv.FormatInt(v, 10), kind: KindWords}
 		if frac, e, ok := s.spelledFraction(t.end); ok {
 			t.canon, t.end = decimal(t.canon, frac), e
 		}
@@ -315,6 +401,10 @@ func (s *scanner) spelled(i, j int) (token, bool) {
 	}
 	return token{}, false
 }
+
+// spelledWord is a word of a spelled-out number: where it ends in the text
+// and where its lexemes end.
+type spelledWord struct{ end, lex int }
 
 var pointWords = newWordSet(map[string]string{"point": "", "dot": "", "komma": ""})
 
@@ -329,8 +419,9 @@ func (s *scanner) spelledFraction(end int) (string, int, bool) {
 		return "", 0, false
 	}
 	j := s.alnumEnd(e + 1)
-	l, _ := lexWord(s.lower(s.f.r[e+1 : j]))
-	if l == nil {
+	var buf [8]lexeme
+	l, lang := appendLex(buf[:0], s.lower(s.f.r[e+1:j]))
+	if lang == 0 {
 		return "", 0, false
 	}
 	v, ok := parseNumber(l)
