@@ -149,47 +149,57 @@ func (s *scanner) readWord(ws *wordSet, i int) (value string, end int, ok bool) 
 // Units and currencies, normalised to one name per quantity: kr = SEK =
 // kronor = :-; € = EUR = euro; GB; day; … Two quantities that both state a
 // unit must state the same one.
-var unitWords = newWordSet(map[string]string{
-	"kr": "SEK", "sek": "SEK", "kronor": "SEK", "krona": "SEK", ":-": "SEK",
-	"öre": "öre",
-	"€":   "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR",
-	"$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD",
-	"£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
-	"kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "pb": "PB",
-	"kbit": "kbit", "mbit": "Mbit", "gbit": "Gbit", "mbps": "Mbit/s", "gbps": "Gbit/s",
-	"ms": "ms", "millisecond": "ms", "milliseconds": "ms", "millisekunder": "ms",
-	"sec": "second", "second": "second", "seconds": "second", "sekund": "second", "sekunder": "second",
-	"min": "minute", "mins": "minute", "minute": "minute", "minutes": "minute", "minut": "minute", "minuter": "minute",
-	"h": "hour", "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour", "tim": "hour", "timme": "hour", "timmar": "hour",
-	"day": "day", "days": "day", "dag": "day", "dagar": "day", "dygn": "day",
-	"week": "week", "weeks": "week", "vecka": "week", "veckor": "week",
-	"month": "month", "months": "month", "månad": "month", "månader": "month",
-	"year": "year", "years": "year", "år": "year",
-	"kg": "kg", "g": "g", "km": "km", "cm": "cm", "mm": "mm", "lb": "lb", "lbs": "lb",
-	"users": "user", "user": "user", "användare": "user",
-})
+var unitWords = newWordSet(table(`
+	SEK = kr sek kronor krona :-
+	öre = öre
+	EUR = € eur euro euros
+	USD = $ usd dollar dollars
+	GBP = £ gbp pound pounds
+	KB = kb
+	MB = mb
+	GB = gb
+	TB = tb
+	PB = pb
+	kbit = kbit
+	Mbit = mbit
+	Gbit = gbit
+	Mbit/s = mbps
+	Gbit/s = gbps
+	ms = ms millisecond milliseconds millisekunder
+	second = sec second seconds sekund sekunder
+	minute = min mins minute minutes minut minuter
+	hour = h hr hrs hour hours tim timme timmar
+	day = day days dag dagar dygn
+	week = week weeks vecka veckor
+	month = month months månad månader
+	year = year years år
+	kg = kg
+	g = g
+	km = km
+	cm = cm
+	mm = mm
+	lb = lb lbs
+	user = users user användare`))
 
 // Periods: what a price or a rate is per. "per month" = "a month" = "/mån".
-var periodWords = newWordSet(map[string]string{
-	"month": "month", "mo": "month", "mon": "month", "mån": "month", "månad": "month", "månaden": "month",
-	"year": "year", "yr": "year", "år": "year", "året": "year",
-	"week": "week", "wk": "week", "vecka": "week", "veckan": "week",
-	"day": "day", "dag": "day", "dagen": "day", "dygn": "day",
-	"hour": "hour", "h": "hour", "hr": "hour", "timme": "hour", "timmen": "hour", "tim": "hour",
-	"user": "user", "användare": "user", "seat": "user",
-})
+var periodWords = newWordSet(table(`
+	month = month mo mon mån månad månaden
+	year = year yr år året
+	week = week wk vecka veckan
+	day = day dag dagen dygn
+	hour = hour h hr timme timmen tim
+	user = user användare seat`))
 
 // periodAdverbs stand alone after a quantity: "399 kr monthly".
-var periodAdverbs = newWordSet(map[string]string{
-	"monthly": "month", "yearly": "year", "annually": "year", "weekly": "week", "daily": "day",
-	"månadsvis": "month", "årligen": "year",
-})
+var periodAdverbs = newWordSet(table(`
+	month = monthly månadsvis
+	year = yearly annually årligen
+	week = weekly
+	day = daily`))
 
 // periodJoins come between a quantity and its period: "per month", "a
 // year", "i månaden", "om året".
-var periodJoins = newWordSet(map[string]string{
-	"per": "", "a": "", "an": "", "each": "", "every": "", "i": "", "om": "", "pro": "",
-})
+var periodJoins = newWordSet(table(`= per a an each every i om pro`))
 
 // Scale words after a number: "1.5 million", "2 mkr" (also a currency).
 type scaleWord struct {
@@ -197,12 +207,22 @@ type scaleWord struct {
 	unit string
 }
 
-var scaleTable = map[string]scaleWord{
-	"thousand": {3, ""}, "million": {6, ""}, "billion": {9, ""}, "trillion": {12, ""},
-	"mn": {6, ""}, "mln": {6, ""}, "bn": {9, ""},
-	"tusen": {3, ""}, "miljon": {6, ""}, "miljoner": {6, ""}, "miljard": {9, ""}, "miljarder": {9, ""},
-	"tkr": {3, "SEK"}, "mkr": {6, "SEK"}, "mdkr": {9, "SEK"}, "msek": {6, "SEK"}, "mdr": {9, ""}, "md": {9, ""},
-}
+var scaleTable = func() map[string]scaleWord {
+	m := map[string]scaleWord{}
+	// "exponent" or "exponent unit" = words
+	for word, v := range table(`
+		3 = thousand tusen
+		6 = million mn mln miljon miljoner
+		9 = billion bn miljard miljarder mdr md
+		12 = trillion
+		3 SEK = tkr
+		6 SEK = mkr msek
+		9 SEK = mdkr`) {
+		exp, unit, _ := strings.Cut(v, " ")
+		m[word] = scaleWord{exp: digitsValue(exp), unit: unit}
+	}
+	return m
+}()
 
 var scaleWords = func() *wordSet {
 	m := map[string]string{}
@@ -213,34 +233,52 @@ var scaleWords = func() *wordSet {
 }()
 
 // Short scales written right after the digits: "$8.2m", "50k", "3bn".
-var gluedScales = newWordSet(map[string]string{"k": "thousand", "m": "million", "bn": "bn", "mn": "mn"})
+var gluedScales = newWordSet(table(`
+	thousand = k
+	million = m
+	bn = bn
+	mn = mn`))
 
 // Month names, English and Swedish, with their number.
-var monthWords = newWordSet(map[string]string{
-	"january": "01", "jan": "01", "februari": "02", "february": "02", "feb": "02", "march": "03", "mar": "03",
-	"mars": "03", "april": "04", "apr": "04", "may": "05", "maj": "05", "june": "06", "jun": "06", "juni": "06",
-	"july": "07", "jul": "07", "juli": "07", "august": "08", "aug": "08", "augusti": "08",
-	"september": "09", "sep": "09", "sept": "09", "october": "10", "oct": "10", "oktober": "10", "okt": "10",
-	"november": "11", "nov": "11", "december": "12", "dec": "12", "januari": "01",
-})
+var monthWords = newWordSet(table(`
+	01 = january jan januari
+	02 = february feb februari
+	03 = march mar mars
+	04 = april apr
+	05 = may maj
+	06 = june jun juni
+	07 = july jul juli
+	08 = august aug augusti
+	09 = september sep sept
+	10 = october oct oktober okt
+	11 = november nov
+	12 = december dec`))
 
 // Ordinal words from "third" up ("first" and "second", "första" and
 // "andra" are too often not numbers; they count only before "quarter").
-var ordinalWords = newWordSet(map[string]string{
-	"third": "3", "fourth": "4", "fifth": "5", "sixth": "6", "seventh": "7", "eighth": "8", "ninth": "9",
-	"tenth": "10", "eleventh": "11", "twelfth": "12",
-	"tredje": "3", "fjärde": "4", "femte": "5", "sjätte": "6", "sjunde": "7", "åttonde": "8", "nionde": "9",
-	"tionde": "10", "elfte": "11", "tolfte": "12",
-	"first": "1", "second": "2", "första": "1", "andra": "2",
-})
+var ordinalWords = newWordSet(table(`
+	1 = first första
+	2 = second andra
+	3 = third tredje
+	4 = fourth fjärde
+	5 = fifth femte
+	6 = sixth sjätte
+	7 = seventh sjunde
+	8 = eighth åttonde
+	9 = ninth nionde
+	10 = tenth tionde
+	11 = eleventh elfte
+	12 = twelfth tolfte`))
 
-var quarterWords = newWordSet(map[string]string{
-	"quarter": "q", "quarters": "q", "kvartal": "q", "kvartalet": "q",
-})
+var quarterWords = newWordSet(table(`q = quarter quarters kvartal kvartalet`))
 
-var ordinalSuffixes = newWordSet(map[string]string{"st": "", "nd": "", "rd": "", "th": "", ":a": "", ":e": ""})
+var ordinalSuffixes = newWordSet(table(`= st nd rd th :a :e`))
 
-var currencyCodes = newWordSet(map[string]string{"sek": "SEK", "usd": "USD", "eur": "EUR", "gbp": "GBP"})
+var currencyCodes = newWordSet(table(`
+	SEK = sek
+	USD = usd
+	EUR = eur
+	GBP = gbp`))
 
 // quantity reads what follows a plain number (integer, decimal, grouped,
 // ambiguous): a percent sign or word, a scale, a unit, a period.
@@ -377,7 +415,11 @@ func shift(canon string, exp int) string {
 		frac = frac[1:]
 		exp--
 	}
-	whole += strings.Repeat("0", exp)
+	const zeros = "000000000000" // (strings.Repeat would add 3 KB to the WASM guard)
+	for ; exp > len(zeros); exp -= len(zeros) {
+		whole += zeros
+	}
+	whole += zeros[:exp]
 	whole = strings.TrimLeft(whole, "0")
 	if whole == "" {
 		whole = "0"
@@ -419,7 +461,13 @@ func (s *scanner) ordinalToken(i, end int, v string) token {
 
 // ordSuffix is the English suffix of an ordinal's canonical form.
 func ordSuffix(v string) string {
-	n, _ := strconv.Atoi(v)
+	n := 0 // the last two digits; v is a canonical integer
+	for i := max(0, len(v)-2); i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return "th"
+		}
+		n = n*10 + int(v[i]-'0')
+	}
 	switch {
 	case n%100 >= 11 && n%100 <= 13:
 		return "th"

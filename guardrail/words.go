@@ -198,34 +198,40 @@ type lexeme struct {
 	val  int64
 }
 
-var englishWords = map[string]lexeme{
-	"one": {lexUnit, 1}, "two": {lexUnit, 2}, "three": {lexUnit, 3}, "four": {lexUnit, 4},
-	"five": {lexUnit, 5}, "six": {lexUnit, 6}, "seven": {lexUnit, 7}, "eight": {lexUnit, 8}, "nine": {lexUnit, 9},
-	"ten": {lexTeen, 10}, "eleven": {lexTeen, 11}, "twelve": {lexTeen, 12}, "thirteen": {lexTeen, 13},
-	"fourteen": {lexTeen, 14}, "fifteen": {lexTeen, 15}, "sixteen": {lexTeen, 16}, "seventeen": {lexTeen, 17},
-	"eighteen": {lexTeen, 18}, "nineteen": {lexTeen, 19},
-	"twenty": {lexTens, 20}, "thirty": {lexTens, 30}, "forty": {lexTens, 40}, "fifty": {lexTens, 50},
-	"sixty": {lexTens, 60}, "seventy": {lexTens, 70}, "eighty": {lexTens, 80}, "ninety": {lexTens, 90},
-	"hundred": {lexHundred, 100}, "thousand": {lexScale, 1e3}, "million": {lexScale, 1e6}, "billion": {lexScale, 1e9},
-	"and": {lexAnd, 0}, "a": {lexArticle, 1},
-}
+var englishWords = func() map[string]lexeme {
+	m := map[string][]lexeme{}
+	series(m, lexUnit, 1, 1, "one two three four five six seven eight nine")
+	series(m, lexTeen, 10, 1, "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen")
+	series(m, lexTens, 20, 10, "twenty thirty forty fifty sixty seventy eighty ninety")
+	series(m, lexHundred, 100, 0, "hundred")
+	series(m, lexScale, 1e3, 0, "thousand")
+	series(m, lexScale, 1e6, 0, "million")
+	series(m, lexScale, 1e9, 0, "billion")
+	series(m, lexAnd, 0, 0, "and")
+	series(m, lexArticle, 1, 0, "a")
+	one := make(map[string]lexeme, len(m))
+	for w, ls := range m {
+		one[w] = ls[0]
+	}
+	return one
+}()
 
 // swedishParts are the parts Swedish number words are written together
 // from: "tvåhundrafemtio" is två·hundra·femtio.
-var swedishParts = map[string][]lexeme{
-	"en": {{lexUnit, 1}}, "ett": {{lexUnit, 1}}, "två": {{lexUnit, 2}}, "tre": {{lexUnit, 3}},
-	"fyra": {{lexUnit, 4}}, "fem": {{lexUnit, 5}}, "sex": {{lexUnit, 6}}, "sju": {{lexUnit, 7}},
-	"åtta": {{lexUnit, 8}}, "nio": {{lexUnit, 9}},
-	"tio": {{lexTeen, 10}}, "elva": {{lexTeen, 11}}, "tolv": {{lexTeen, 12}}, "tretton": {{lexTeen, 13}},
-	"fjorton": {{lexTeen, 14}}, "femton": {{lexTeen, 15}}, "sexton": {{lexTeen, 16}}, "sjutton": {{lexTeen, 17}},
-	"arton": {{lexTeen, 18}}, "nitton": {{lexTeen, 19}},
-	"tjugo": {{lexTens, 20}}, "trettio": {{lexTens, 30}}, "fyrtio": {{lexTens, 40}}, "femtio": {{lexTens, 50}},
-	"sextio": {{lexTens, 60}}, "sjuttio": {{lexTens, 70}}, "åttio": {{lexTens, 80}}, "nittio": {{lexTens, 90}},
-	"hundra": {{lexHundred, 100}}, "tusen": {{lexScale, 1e3}},
-	"ettusen": {{lexUnit, 1}, {lexScale, 1e3}},
-	"miljon":  {{lexScale, 1e6}}, "miljoner": {{lexScale, 1e6}},
-	"miljard": {{lexScale, 1e9}}, "miljarder": {{lexScale, 1e9}},
-}
+var swedishParts = func() map[string][]lexeme {
+	m := map[string][]lexeme{}
+	series(m, lexUnit, 1, 0, "en ett")
+	series(m, lexUnit, 2, 1, "två tre fyra fem sex sju åtta nio")
+	series(m, lexTeen, 10, 1, "tio elva tolv tretton fjorton femton sexton sjutton arton nitton")
+	series(m, lexTens, 20, 10, "tjugo trettio fyrtio femtio sextio sjuttio åttio nittio")
+	series(m, lexHundred, 100, 0, "hundra")
+	series(m, lexScale, 1e3, 0, "tusen")
+	series(m, lexScale, 1e6, 0, "miljon miljoner")
+	series(m, lexScale, 1e9, 0, "miljard miljarder")
+	series(m, lexUnit, 1, 0, "ettusen") // ett·tusen: two lexemes
+	series(m, lexScale, 1e3, 0, "ettusen")
+	return m
+}()
 
 const maxSwedishPart = len("miljarder")
 

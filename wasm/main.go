@@ -38,8 +38,7 @@ import (
 // guards holds the live stream guards by handle. JavaScript is single
 // threaded and every binding runs on the event loop, so no lock is needed.
 var (
-	guards     = map[int]*guard{}
-	nextHandle = 1
+	guards guardTable
 )
 
 type guard struct {
@@ -111,7 +110,7 @@ func handleArg(fn string, args []js.Value) (int, *guard, string) {
 		return 0, nil, "groundwire." + fn + ": bad stream guard handle"
 	}
 	h := args[0].Int()
-	g, ok := guards[h]
+	g, ok := guards.get(h)
 	if !ok {
 		return h, nil, "groundwire." + fn + ": stream guard is closed"
 	}
@@ -151,9 +150,7 @@ func newStreamGuard(_ js.Value, args []js.Value) any {
 	if bad != "" {
 		return fail(bad)
 	}
-	h := nextHandle
-	nextHandle++
-	guards[h] = &guard{g: guardrail.NewStreamGuard(guardrail.NewSources(sources))}
+	h := guards.add(&guard{g: guardrail.NewStreamGuard(guardrail.NewSources(sources))})
 	return object("handle", h)
 }
 
@@ -186,7 +183,7 @@ func closeGuard(_ js.Value, args []js.Value) any {
 	if bad != "" {
 		return fail(bad)
 	}
-	delete(guards, h)
+	guards.remove(h)
 	safe, v := g.g.Close()
 	var e enc
 	e.b = append(e.b, '{')
@@ -200,7 +197,45 @@ func closeGuard(_ js.Value, args []js.Value) any {
 
 func release(_ js.Value, args []js.Value) any {
 	if len(args) > 0 && args[0].Type() == js.TypeNumber {
-		delete(guards, args[0].Int())
+		guards.remove(args[0].Int())
 	}
 	return nil
+}
+
+// guardTable holds guards by handle. Handles are never reused (a stale
+// handle names no guard): slots[i] has handle first+i, and once no guard is
+// live the slots are dropped and numbering goes on after them. A slice, not
+// a map, keeps the map code of int keys out of the WASM guard.
+type guardTable struct {
+	slots []*guard
+	first int // the handle of slots[0]; handles start at 1
+	live  int
+}
+
+func (t *guardTable) add(g *guard) int {
+	if t.first == 0 {
+		t.first = 1
+	}
+	t.slots = append(t.slots, g)
+	t.live++
+	return t.first + len(t.slots) - 1
+}
+
+func (t *guardTable) get(h int) (*guard, bool) {
+	i := h - t.first
+	if t.first == 0 || i < 0 || i >= len(t.slots) || t.slots[i] == nil {
+		return nil, false
+	}
+	return t.slots[i], true
+}
+
+func (t *guardTable) remove(h int) {
+	if _, ok := t.get(h); !ok {
+		return
+	}
+	t.slots[h-t.first] = nil
+	if t.live--; t.live == 0 {
+		t.first += len(t.slots)
+		t.slots = t.slots[:0]
+	}
 }

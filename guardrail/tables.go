@@ -1,0 +1,77 @@
+package guardrail
+
+// The word tables are written as text and read once, when the package is
+// initialised: a Go map literal compiles to code for each of its entries,
+// and in the browser the guard's code is what the page downloads first.
+// For the same reason the text is split by hand, not with package strings.
+
+// table reads lines "value = word word …" into a map word → value; a line
+// "= word …" gives its words the value "". Words and values hold no space.
+func table(spec string) map[string]string {
+	m := map[string]string{}
+	for len(spec) > 0 {
+		line := spec
+		if i := indexByte(spec, '\n'); i >= 0 {
+			line, spec = spec[:i], spec[i+1:]
+		} else {
+			spec = ""
+		}
+		eq := indexByte(line, '=')
+		if eq < 0 {
+			continue
+		}
+		value := ""
+		fields(line[:eq], func(w string) {
+			if value != "" {
+				value += " "
+			}
+			value += w
+		})
+		fields(line[eq+1:], func(w string) { m[w] = value })
+	}
+	return m
+}
+
+// series adds words, in order, as lexemes of kind with the values first,
+// first+step, …
+func series(m map[string][]lexeme, kind int, first, step int64, words string) {
+	i := int64(0)
+	fields(words, func(w string) {
+		m[w] = append(m[w], lexeme{kind, first + i*step})
+		i++
+	})
+}
+
+// fields calls fn with each word of s, words being separated by spaces,
+// tabs and newlines.
+func fields(s string, fn func(string)) {
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ' ' || s[i] == '\t' || s[i] == '\n' {
+			if start >= 0 {
+				fn(s[start:i])
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+}
+
+func indexByte(s string, b byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == b {
+			return i
+		}
+	}
+	return -1
+}
+
+// digitsValue is the value of a string of ASCII digits (0 for none).
+func digitsValue(s string) int {
+	n := 0
+	for i := 0; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
+}
