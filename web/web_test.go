@@ -377,6 +377,11 @@ func realGuard(t *testing.T) (wasm, execJS []byte) {
 	return guardWASM, guardJS
 }
 
+// maxGuardGzip is the guard's download budget, gzipped as served: the page
+// cannot pre-check anything before it has it. An empty syscall/js program
+// is about 570 KB.
+const maxGuardGzip = 650_000
+
 func TestBuildWASM(t *testing.T) {
 	wasm, execJS := realGuard(t)
 	if !bytes.HasPrefix(wasm, []byte("\x00asm")) {
@@ -388,8 +393,8 @@ func TestBuildWASM(t *testing.T) {
 	a := newAsset(wasm, "application/wasm")
 	t.Logf("guardrail.wasm: %d bytes raw, %d bytes gzip, %d bytes brotli (%s)",
 		len(a.body), len(a.enc.gz), len(a.enc.br), strings.Join(BuildFlags, " "))
-	if len(a.enc.gz) == 0 || len(a.enc.gz) >= len(a.body) {
-		t.Errorf("gzip did not shrink the guard: %d → %d", len(a.body), len(a.enc.gz))
+	if len(a.enc.gz) == 0 || len(a.enc.gz) > maxGuardGzip {
+		t.Errorf("guardrail.wasm is %d bytes gzipped, the budget is %d", len(a.enc.gz), maxGuardGzip)
 	}
 	if len(a.enc.br) == 0 || len(a.enc.br) >= len(a.enc.gz) {
 		t.Errorf("brotli (%d bytes) is not smaller than gzip (%d bytes)", len(a.enc.br), len(a.enc.gz))
