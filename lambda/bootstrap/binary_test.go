@@ -266,6 +266,42 @@ func wsEvent(typ, conn, body string) events.APIGatewayWebsocketProxyRequest {
 
 // startDynalite starts dynalite on a loopback port when it is installed
 // (GROUNDWIRE_DYNAMO_ENDPOINT wins); "" when there is none.
+// needBinaryHost skips a test that runs the Lambda binary with -short, and
+// on hosts where the binary cannot run.
+func needBinaryHost(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the Lambda binary (slow); skipped with -short")
+	}
+	if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
+		t.Skip("the Lambda binary runs on linux/amd64 or linux/arm64 only")
+	}
+}
+
+// needDynalite returns the endpoint of a dynalite started for the test; the
+// test is skipped without one (why says what for), and fails under CI=true.
+func needDynalite(t *testing.T, why string) string {
+	t.Helper()
+	dynamo := startDynalite(t)
+	if dynamo == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("dynalite is not installed (npm install -g dynalite@4.0.0)")
+		}
+		t.Skip("needs dynalite (npm install -g dynalite@4.0.0): " + why)
+	}
+	return dynamo
+}
+
+// dynamoClient is a DynamoDB client of a local endpoint.
+func dynamoClient(endpoint string) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(endpoint),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
+		}),
+	})
+}
+
 func startDynalite(t *testing.T) string {
 	if ep := os.Getenv("GROUNDWIRE_DYNAMO_ENDPOINT"); ep != "" {
 		return ep
@@ -303,12 +339,7 @@ func startDynalite(t *testing.T) string {
 // (GROUNDWIRE_ENDPOINT) and DynamoDB (AWS_ENDPOINT_URL_DYNAMODB): dynalite
 // when installed, else a closed port, where it must fail closed.
 func TestBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the Lambda binary (slow); skipped with -short")
-	}
-	if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
-		t.Skip("the Lambda binary runs on linux/amd64 or linux/arm64 only")
-	}
+	needBinaryHost(t)
 	bin := build(t, runtime.GOARCH)
 
 	rec := emulator.NewRecorder()
@@ -326,12 +357,7 @@ func TestBinary(t *testing.T) {
 		dynamo = "http://" + l.Addr().String()
 		l.Close()
 	} else {
-		db := dynamodb.New(dynamodb.Options{
-			Region: "us-east-1", BaseEndpoint: aws.String(dynamo),
-			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-				return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
-			}),
-		})
+		db := dynamoClient(dynamo)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := dynamostore.CreateTable(ctx, db, "groundwire-bin"); err != nil {
@@ -472,25 +498,9 @@ func jsonLogs(t *testing.T, logs string) int {
 // gone, so an endpoint must get nothing more until the function has
 // answered; the stand-ins count the invocations in flight.
 func TestForwarderDropsMidAnswer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the Lambda binary (slow); skipped with -short")
-	}
-	if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
-		t.Skip("the Lambda binary runs on linux/amd64 or linux/arm64 only")
-	}
-	dynamo := startDynalite(t)
-	if dynamo == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("dynalite is not installed (npm install -g dynalite@4.0.0)")
-		}
-		t.Skip("needs dynalite: the two instances share their state")
-	}
-	db := dynamodb.New(dynamodb.Options{
-		Region: "us-east-1", BaseEndpoint: aws.String(dynamo),
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
-		}),
-	})
+	needBinaryHost(t)
+	dynamo := needDynalite(t, "the two instances share their state")
+	db := dynamoClient(dynamo)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	require.NoError(t, dynamostore.CreateTable(ctx, db, "groundwire-fwd"))

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -253,19 +252,8 @@ func TestDeployReadmeAWSSteps(t *testing.T) {
 // Management API the local server serves: a connect, a message and a
 // disconnect, with their items in the table that -create-table made.
 func TestDeployLocal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the Lambda binary (slow); skipped with -short")
-	}
-	if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
-		t.Skip("the Lambda binary runs on linux/amd64 or linux/arm64 only")
-	}
-	dynamo := startDynalite(t)
-	if dynamo == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("dynalite is not installed (npm install -g dynalite@4.0.0)")
-		}
-		t.Skip("dynalite is not installed (npm install -g dynalite@4.0.0)")
-	}
+	needBinaryHost(t)
+	dynamo := needDynalite(t, "the steps create the table in it")
 	cmds := readmeBlocks(t, "### Run the deployable binary locally")
 
 	// the README's build, into a temporary lambda/build/
