@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/groundwire/groundwire/guardrail"
 	"github.com/groundwire/groundwire/lambda"
 )
@@ -41,9 +44,8 @@ func TestConnectOriginAndToken(t *testing.T) {
 				req.QueryStringParameters = map[string]string{"token": c.token}
 			}
 			resp, err := hs.h.Handle(context.Background(), req)
-			if err != nil || resp.StatusCode != c.want {
-				t.Fatalf("got %d %v, want %d", resp.StatusCode, err, c.want)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, c.want, resp.StatusCode)
 		})
 	}
 }
@@ -51,15 +53,13 @@ func TestConnectOriginAndToken(t *testing.T) {
 func TestUnknownEventType(t *testing.T) {
 	hs := newHarness(t)
 	resp, err := hs.h.Handle(context.Background(), event("FOO", "c1"))
-	if err != nil || resp.StatusCode != 400 {
-		t.Fatalf("got %d %v", resp.StatusCode, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 400, resp.StatusCode)
 }
 
 func TestNewRequiresDependencies(t *testing.T) {
-	if _, err := lambda.New(lambda.Config{}); err == nil {
-		t.Fatal("New with empty config succeeded")
-	}
+	_, err := lambda.New(lambda.Config{})
+	assert.Error(t, err, "New with an empty config")
 }
 
 func TestPriceQuestion(t *testing.T) {
@@ -67,28 +67,18 @@ func TestPriceQuestion(t *testing.T) {
 	hs.connect("c1")
 	hs.send("c1", msg("m1", "How much does Premium cost?"))
 	fs := hs.frames("c1")
-	if got, want := hs.summary("c1"), "sources:m1 stream:m1 stream_end:m1:done response:m1:verified"; got != want {
-		t.Fatalf("frames: %s\nwant %s", got, want)
-	}
+	require.Equal(t, "sources:m1 stream:m1 stream_end:m1:done response:m1:verified", hs.summary("c1"))
 	resp := last(fs, lambda.TypeResponse)
-	if resp.Text == "" || resp.Text != deltas(fs, "m1") {
-		t.Fatalf("response text %q, deltas %q", resp.Text, deltas(fs, "m1"))
-	}
-	if len(resp.Citations) == 0 || resp.Citations[0].File != "kb/en/pricing.md" {
-		t.Fatalf("citations %+v", resp.Citations)
-	}
+	require.NotEmpty(t, resp.Text)
+	assert.Equal(t, deltas(fs, "m1"), resp.Text, "the response's text is the streamed text")
+	require.NotEmpty(t, resp.Citations)
+	assert.Equal(t, "kb/en/pricing.md", resp.Citations[0].File)
 	found := false
 	for _, n := range resp.Numbers {
-		if !n.Grounded {
-			t.Fatalf("ungrounded number %+v", n)
-		}
-		if n.Canonical == "399" && n.State == "grounded" {
-			found = true
-		}
+		assert.True(t, n.Grounded, "ungrounded number %+v", n)
+		found = found || n.Canonical == "399" && n.State == "grounded"
 	}
-	if !found {
-		t.Fatalf("399 not among numbers %+v in %q", resp.Numbers, resp.Text)
-	}
+	assert.True(t, found, "399 not among numbers %+v in %q", resp.Numbers, resp.Text)
 }
 
 // A small count in words that no snippet states or contradicts is shown as
@@ -103,21 +93,18 @@ func TestPolicyUnverifiedCount(t *testing.T) {
 		hs.connect("c1")
 		hs.send("c1", msg("m1", say))
 		resp := last(hs.frames("c1"), lambda.TypeResponse)
-		if resp.Status != c.wantStatus {
-			t.Fatalf("%s policy: status %q, want %q (%+v)", c.policy, resp.Status, c.wantStatus, resp.Numbers)
-		}
+		require.Equal(t, c.wantStatus, resp.Status, "%s policy (%+v)", c.policy, resp.Numbers)
 		var states []string
 		for _, n := range resp.Numbers {
 			states = append(states, n.State)
-			if n.State == "unverified" && (c.policy == guardrail.Strict) != (n.Text == "") {
-				t.Errorf("%s policy: unverified number text %q (withheld only when it blocks)", c.policy, n.Text)
+			if n.State == "unverified" {
+				// its text is withheld only when it blocks
+				assert.Equal(t, c.policy == guardrail.Strict, n.Text == "", "%s policy: unverified number text %q", c.policy, n.Text)
 			}
 		}
-		if len(states) != 2 || states[0] != "grounded" || states[1] != "unverified" {
-			t.Errorf("%s policy: states %q, want grounded, unverified", c.policy, states)
-		}
-		if c.policy == guardrail.Default && resp.Text != deltas(hs.frames("c1"), "m1") {
-			t.Errorf("verified text %q is not the streamed text", resp.Text)
+		assert.Equal(t, []string{"grounded", "unverified"}, states, "%s policy", c.policy)
+		if c.policy == guardrail.Default {
+			assert.Equal(t, deltas(hs.frames("c1"), "m1"), resp.Text, "the verified text is the streamed text")
 		}
 	}
 }
