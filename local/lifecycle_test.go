@@ -114,7 +114,14 @@ func TestRoutes(t *testing.T) {
 	c.send(`{"type":"nope"}`)
 	c.next(5 * time.Second)
 
-	_, body = ts.get("/metrics")
+	// The writer may hand the error frame to the client before the
+	// counters after it are updated: wait for the last one.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		_, body = ts.get("/metrics")
+		if strings.Contains(body, `groundwire_errors_total{code="unknown_type"} 1`) || time.Now().After(deadline) {
+			break
+		}
+	}
 	for _, want := range []string{
 		`groundwire_connections 1`,
 		`groundwire_connects_total{status="101"} 1`,
