@@ -175,10 +175,7 @@ func (s *scanner) prose(i int) int {
 			continue
 		}
 		j := i
-		for j < len(r) {
-			if c := uint32(r[j]); c >= 0x80 || asciiClass[c]&classLetter == 0 {
-				break
-			}
+		for j < len(r) && uint32(r[j]|0x20)-'a' < 26 { // an ASCII letter
 			j++
 		}
 		if j-i < 2 || j == len(r) || r[j] >= 0x80 || isDigit(r[j]) || r[j] == '-' || mayStartNumber(r[i], r[i+1]) {
