@@ -324,7 +324,11 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 	v := Verdict{Grounded: true}
 	each(answer, func(n Number, f *folded) {
 		if v.Numbers == nil {
-			v.Numbers = make([]NumberVerdict, 0, f.runs+1)
+			// Numbers of an answer are mostly one or two runs of
+			// digits ("399", "12,5 %", "08:00"; a phone number is
+			// more): room for half the runs and append's growth
+			// for more.
+			v.Numbers = make([]NumberVerdict, 0, f.runs/2+1)
 		}
 		v.Numbers = append(v.Numbers, NumberVerdict{Number: n})
 		nv := &v.Numbers[len(v.Numbers)-1]
