@@ -3,6 +3,7 @@ package guardrail
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -27,13 +28,40 @@ func Extract(text string) []Number {
 
 // each calls use for every number in text, in order.
 func each(text string, use func(Number, *folded)) {
-	f := foldText(text)
-	s := scanner{f: f, final: true}
+	spareMu.Lock()
+	s := spare
+	spare = nil
+	spareMu.Unlock()
+	if s == nil {
+		s = &scanner{f: new(folded)}
+	}
+	f := s.f
+	f.fold(text)
+	s.final, s.prefix = true, ""
 	s.scan(0, func(t token) bool {
 		use(t.number(text, f), f)
 		return true
 	})
+	if cap(f.r) <= maxSpare {
+		f.src = "" // hold no text
+		spareMu.Lock()
+		spare = s
+		spareMu.Unlock()
+	}
 }
+
+// spare is a scanner with its folded text, kept between calls of each so
+// that a call folds into buffers already allocated instead of 4 bytes per
+// byte of text anew. Concurrent calls that find none allocate their own.
+// Only the numbers outlive a call, and none of them points into these
+// buffers.
+var (
+	spareMu sync.Mutex
+	spare   *scanner
+)
+
+// maxSpare is the most runes of a folded text kept for reuse (256 KB).
+const maxSpare = 64 << 10
 
 // eof is what the scanner reads past the end of the text.
 const eof rune = -1
@@ -147,10 +175,7 @@ func (s *scanner) prose(i int) int {
 			continue
 		}
 		j := i
-		for j < len(r) {
-			if c := uint32(r[j]); c >= 0x80 || asciiClass[c]&classLetter == 0 {
-				break
-			}
+		for j < len(r) && uint32(r[j]|0x20)-'a' < 26 { // an ASCII letter
 			j++
 		}
 		if j-i < 2 || j == len(r) || r[j] >= 0x80 || isDigit(r[j]) || r[j] == '-' || mayStartNumber(r[i], r[i+1]) {

@@ -179,3 +179,12 @@ func TestDigitRanges(t *testing.T) {
 		}
 	}
 }
+
+// toLower agrees with unicode.ToLower beyond ASCII.
+func TestToLower(t *testing.T) {
+	for c := rune(0x80); c <= unicode.MaxRune; c++ {
+		if got, want := toLower(c), unicode.ToLower(c); got != want {
+			t.Fatalf("toLower(%U) = %U, want %U", c, got, want)
+		}
+	}
+}

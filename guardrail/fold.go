@@ -96,8 +96,19 @@ func (f *folded) appendBytes(p []byte, base int, atEOF bool) int {
 }
 
 func foldText(s string) *folded {
-	f := &folded{src: s}
-	r := make([]rune, 0, len(s))
+	f := new(folded)
+	f.fold(s)
+	return f
+}
+
+// fold makes f the folded form of s, reusing f's buffers when they are
+// large enough.
+func (f *folded) fold(s string) {
+	r, moved := f.r[:0], f.moved[:0]
+	if cap(r) < len(s) {
+		r = make([]rune, 0, len(s))
+	}
+	*f = folded{src: s}
 	next := 0
 	for i := 0; i < len(s); {
 		if i == next {
@@ -118,14 +129,13 @@ func foldText(s string) *folded {
 		}
 		c, size := utf8.DecodeRuneInString(s[i:])
 		if c, keep := foldRune(c); keep {
-			f.moved = append(f.moved, movedRune{at: int32(len(r)), off: int32(i), width: uint8(size)})
+			moved = append(moved, movedRune{at: int32(len(r)), off: int32(i), width: uint8(size)})
 			r = append(r, c)
 			next = i + size
 		}
 		i += size
 	}
-	f.r, f.next = r, next
-	return f
+	f.r, f.moved, f.next = r, moved, next
 }
 
 // foldRune maps a rune to what the scanner reads: every decimal digit of any

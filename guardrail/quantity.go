@@ -122,7 +122,7 @@ func (s *scanner) readWord(ws *wordSet, i int) (value string, end int, ok bool) 
 			continue
 		}
 		var buf [utf8.UTFMax]byte
-		k := utf8.EncodeRune(buf[:], unicode.ToLower(c))
+		k := utf8.EncodeRune(buf[:], toLower(c))
 		m := n
 		for _, x := range buf[:k] {
 			if m = ws.child(m, x); m < 0 {

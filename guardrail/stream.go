@@ -84,8 +84,9 @@ func (g *StreamGuard) advance(final bool) string {
 	stop, open := s.scan(g.scanned, func(t token) bool {
 		start, end := t.span(&g.f)
 		n := t.numberAt(string(g.raw[start:end]), start, end)
-		nv := Check(n, g.sources)
-		g.numbers = append(g.numbers, nv)
+		g.numbers = append(g.numbers, NumberVerdict{Number: n})
+		nv := &g.numbers[len(g.numbers)-1]
+		nv.check(g.sources)
 		if g.policy.Blocks(nv.State) && !g.blocked {
 			g.blocked = true
 			limit = start

@@ -159,7 +159,7 @@ func (s *Source) Grounds(n Number) bool {
 // from "November 2" and a date in 2004), a month of a year's year and its
 // month named ("May 2018" from "2018-03-23" and "in May"), a range's two
 // years ("1933-2006" from "September 1, 1933 -- September 13, 2006").
-func parts(n Number) (keys []string, month string) {
+func parts(n *Number) (keys []string, month string) {
 	switch n.Kind {
 	case KindDate:
 		y, md := dateParts(n.Canonical)
@@ -208,7 +208,7 @@ func agree(a, b string) bool { return a == "" || b == "" || a == b }
 
 // contradicts reports whether the snippet binds another value to what the
 // small count n counts ("up to 3 devices" against "two devices").
-func (s *Source) contradicts(n Number) bool {
+func (s *Source) contradicts(n *Number) bool {
 	for _, v := range s.counted[n.noun] {
 		if v != n.Canonical {
 			return true
@@ -254,10 +254,21 @@ func (v Verdict) FirstBlocking(p Policy) (NumberVerdict, bool) {
 
 // Check returns the verdict on one number against the sources.
 func Check(n Number, sources []*Source) NumberVerdict {
+	nv := NumberVerdict{Number: n}
+	nv.check(sources)
+	return nv
+}
+
+// check sets the verdict on nv.Number (State, Grounded, Citation) in place,
+// so that Verify fills its result without copying each number again.
+func (nv *NumberVerdict) check(sources []*Source) {
+	n := &nv.Number
+	nv.State, nv.Grounded, nv.Citation = Grounded, true, -1
 	bit := keyBit(n.Canonical)
 	for i, s := range sources {
-		if s != nil && s.filter.mayHave(bit) && s.Grounds(n) {
-			return NumberVerdict{Number: n, State: Grounded, Grounded: true, Citation: i}
+		if s != nil && s.filter.mayHave(bit) && s.has(n.Canonical, attrs{n.Unit, n.Period}) {
+			nv.Citation = i
+			return
 		}
 	}
 	if keys, month := parts(n); keys != nil {
@@ -276,20 +287,20 @@ func Check(n Number, sources []*Source) NumberVerdict {
 			cite = -1
 		}
 		if cite >= 0 {
-			return NumberVerdict{Number: n, State: Grounded, Grounded: true, Citation: cite}
+			nv.Citation = cite
+			return
 		}
 	}
-	st := Ungrounded
+	nv.State, nv.Grounded = Ungrounded, false
 	if n.noun != "" {
-		st = Unverified
+		nv.State = Unverified
 		for _, s := range sources {
 			if s != nil && s.contradicts(n) {
-				st = Ungrounded
+				nv.State = Ungrounded
 				break
 			}
 		}
 	}
-	return NumberVerdict{Number: n, State: st, Citation: -1}
 }
 
 // groundedBy returns the index of the first source for which ok holds, or -1.
@@ -313,13 +324,18 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 	v := Verdict{Grounded: true}
 	each(answer, func(n Number, f *folded) {
 		if v.Numbers == nil {
-			v.Numbers = make([]NumberVerdict, 0, f.runs+1)
+			// Numbers of an answer are mostly one or two runs of
+			// digits ("399", "12,5 %", "08:00"; a phone number is
+			// more): room for half the runs and append's growth
+			// for more.
+			v.Numbers = make([]NumberVerdict, 0, f.runs/2+1)
 		}
-		nv := Check(n, sources)
+		v.Numbers = append(v.Numbers, NumberVerdict{Number: n})
+		nv := &v.Numbers[len(v.Numbers)-1]
+		nv.check(sources)
 		if p.Blocks(nv.State) {
 			v.Grounded = false
 		}
-		v.Numbers = append(v.Numbers, nv)
 	})
 	if v.Numbers == nil {
 		v.Numbers = []NumberVerdict{}

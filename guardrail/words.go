@@ -297,11 +297,23 @@ func (s *scanner) lower(r []rune) []byte {
 		if c < 0x80 {
 			b = append(b, lowerASCII(byte(c)))
 		} else {
-			b = utf8.AppendRune(b, unicode.ToLower(c))
+			b = utf8.AppendRune(b, toLower(c))
 		}
 	}
 	s.scratch = b
 	return b
+}
+
+// toLower is unicode.ToLower for a rune beyond ASCII, with the Latin-1
+// letters (å, ä, ö, é, ü, …) mapped without searching the case tables.
+func toLower(c rune) rune {
+	switch {
+	case c >= 0xC0 && c <= 0xDE && c != 0xD7: // À–Þ but ×
+		return c + 0x20
+	case c >= 0xDF && c <= 0xFF: // ß and the lower-case letters (and ÷)
+		return c
+	}
+	return unicode.ToLower(c)
 }
 
 func lowerASCII(c byte) byte {
@@ -362,7 +374,7 @@ func (s *scanner) spelled(i, j int) (token, bool) {
 			if c < 0x80 {
 				w = append(w, lowerASCII(byte(c)))
 			} else {
-				w = utf8.AppendRune(w, unicode.ToLower(c))
+				w = utf8.AppendRune(w, toLower(c))
 			}
 			for _, b := range w[n:] {
 				if node >= 0 {
