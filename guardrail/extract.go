@@ -2,7 +2,6 @@ package guardrail
 
 import (
 	"strconv"
-	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -12,22 +11,20 @@ import (
 // package documentation and SPEC §3 for what counts as one number.
 func Extract(text string) []Number {
 	var out []Number
-	each(text, func(n Number, f *folded) {
-		if out == nil {
-			out = make([]Number, 0, f.runs+1) // most numbers hold a run of digits
+	scanText(text, func(toks []token, f *folded) {
+		if len(toks) > 0 {
+			out = make([]Number, len(toks))
+			for k := range toks {
+				toks[k].fill(&out[k], text, f)
+			}
 		}
-		out = append(out, n)
 	})
-	if cap(out) > 2*len(out)+16 {
-		// Runs of digits overestimated the numbers ("1.2,3.4" is one):
-		// keep no spare room in a result that may be kept long.
-		out = append([]Number(nil), out...)
-	}
 	return out
 }
 
-// each calls use for every number in text, in order.
-func each(text string, use func(Number, *folded)) {
+// scanText scans the whole of text and calls use once with its tokens, in
+// order, and the folded text they index.
+func scanText(text string, use func([]token, *folded)) {
 	spareMu.Lock()
 	s := spare
 	spare = nil
@@ -38,12 +35,12 @@ func each(text string, use func(Number, *folded)) {
 	f := s.f
 	f.fold(text)
 	s.final, s.prefix = true, ""
-	s.scan(0, func(t token) bool {
-		use(t.number(text, f), f)
-		return true
-	})
+	s.toks = s.toks[:0]
+	s.scan(0)
+	use(s.toks, f)
 	if cap(f.r) <= maxSpare {
 		f.src = "" // hold no text
+		clear(s.toks)
 		spareMu.Lock()
 		spare = s
 		spareMu.Unlock()
@@ -68,6 +65,7 @@ const eof rune = -1
 
 // token is a number found by the scanner, with its span in runes.
 type token struct {
+	_            [0]func() // not comparable: no equality function in the WASM guard
 	start, end   int
 	canon        string
 	kind         Kind
@@ -82,13 +80,15 @@ func (t token) span(f *folded) (start, end int) {
 	return start, end
 }
 
-func (t token) number(text string, f *folded) Number {
+// fill makes n the number of token t of text, whose folded form is f.
+func (t *token) fill(n *Number, text string, f *folded) {
 	start, end := t.span(f)
-	return t.numberAt(text[start:end], start, end)
+	t.fillAt(n, text[start:end], start, end)
 }
 
-func (t token) numberAt(text string, start, end int) Number {
-	return Number{
+// fillAt makes n the number of token t, printed as text at [start,end).
+func (t *token) fillAt(n *Number, text string, start, end int) {
+	*n = Number{
 		Text:      text,
 		Canonical: t.canon,
 		Kind:      t.kind,
@@ -117,6 +117,7 @@ type scanner struct {
 	lex     []lexeme      // the lexemes of the spelled-out number being read
 	words   []spelledWord // and its words
 	prefix  string        // the currency written before the number being read
+	toks    []token       // the numbers found by scan
 	reads   int           // runes looked at, for the test that scanning is linear
 }
 
@@ -134,10 +135,10 @@ func (s *scanner) at(i int) rune {
 	return eof
 }
 
-// scan runs steps from rune index i. emit is called for every number; it
-// returns false to stop. scan returns the index where it stopped and
-// whether it stopped because the step starting there was not final.
-func (s *scanner) scan(i int, emit func(token) bool) (stop int, open bool) {
+// scan runs steps from rune index i and appends the numbers found to
+// s.toks. It returns the index where it stopped and whether it stopped
+// because the step starting there was not final.
+func (s *scanner) scan(i int) (stop int, open bool) {
 	n := len(s.f.r)
 	for i < n {
 		if j := s.prose(i); j > i {
@@ -149,8 +150,8 @@ func (s *scanner) scan(i int, emit func(token) bool) (stop int, open bool) {
 		if s.pastEnd {
 			return i, true
 		}
-		if ok && !emit(t) {
-			return next, false
+		if ok {
+			s.toks = append(s.toks, t)
 		}
 		i = next
 	}
@@ -158,27 +159,23 @@ func (s *scanner) scan(i int, emit func(token) bool) (stop int, open bool) {
 }
 
 // prose skips from i what step reads as prose, as long as that is decided
-// by the runes in the text and quickly: runes that start nothing, and ASCII
-// words followed by an ASCII rune that is not a hyphen whose first two
-// letters begin no number word (see mayStartNumber). It returns i when the
-// rune at i needs a step.
+// by the runes in the text and quickly: runes that start nothing, and words
+// of ASCII or Latin-1 letters followed by an ASCII rune that is not a
+// hyphen, which begin no number word (see mayBeNumber). It returns i when
+// the rune at i needs a step.
 func (s *scanner) prose(i int) int {
 	r := s.f.r
 	start := i
 	for i < len(r) {
-		c := uint32(r[i])
-		if c >= 0x80 {
-			break
-		}
-		if inert[c] {
+		if c := uint32(r[i]); c < 0x80 && inert[c] {
 			i++
 			continue
 		}
 		j := i
-		for j < len(r) && uint32(r[j]|0x20)-'a' < 26 { // an ASCII letter
+		for j < len(r) && isLatinLetter(r[j]) {
 			j++
 		}
-		if j-i < 2 || j == len(r) || r[j] >= 0x80 || isDigit(r[j]) || r[j] == '-' || mayStartNumber(r[i], r[i+1]) {
+		if j-i < 2 || j == len(r) || r[j] >= 0x80 || isDigit(r[j]) || r[j] == '-' || mayBeLatinNumber(r[i:j]) {
 			break
 		}
 		i = j
@@ -740,7 +737,9 @@ func (s *scanner) intern(b []byte, i int) string {
 // decimal is the canonical form of a decimal: '.' as the mark, trailing
 // zeros dropped ("12,50" → "12.5", "12.00" → "12").
 func decimal(whole, frac string) string {
-	frac = strings.TrimRight(frac, "0")
+	for frac != "" && frac[len(frac)-1] == '0' {
+		frac = frac[:len(frac)-1]
+	}
 	if frac == "" {
 		return whole
 	}

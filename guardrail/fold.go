@@ -20,7 +20,6 @@ type folded struct {
 	r     []rune
 	moved []movedRune // in order of at
 	next  int         // byte offset after the last rune kept
-	runs  int         // runs of ASCII digits in the text (foldText), an estimate of how many numbers it holds
 	last  int         // where place last stopped in moved
 }
 
@@ -109,18 +108,26 @@ func (f *folded) fold(s string) {
 		r = make([]rune, 0, len(s))
 	}
 	*f = folded{src: s}
-	next := 0
+	r = r[:len(s)] // a byte folds to at most one rune
+	n, next := 0, 0
 	for i := 0; i < len(s); {
 		if i == next {
 			// A run of ASCII right after the last rune kept is read as
-			// it is, and its place is implied.
-			for i < len(s) && s[i] < 0x80 {
-				c := rune(s[i])
-				if isDigit(c) && (i == 0 || !isDigit(rune(s[i-1]))) {
-					f.runs++
+			// it is, and its place is implied: eight bytes at a time,
+			// then byte by byte.
+			for ; i+8 <= len(s) && n+8 <= len(r); i, n = i+8, n+8 {
+				w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+					uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+				if w&0x8080808080808080 != 0 {
+					break
 				}
-				r = append(r, c)
-				i++
+				d := r[n : n+8 : n+8]
+				d[0], d[1], d[2], d[3] = rune(w&0x7f), rune(w>>8&0x7f), rune(w>>16&0x7f), rune(w>>24&0x7f)
+				d[4], d[5], d[6], d[7] = rune(w>>32&0x7f), rune(w>>40&0x7f), rune(w>>48&0x7f), rune(w>>56)
+			}
+			for ; i < len(s) && s[i] < 0x80; i++ {
+				r[n] = rune(s[i])
+				n++
 			}
 			next = i
 			if i == len(s) {
@@ -129,13 +136,14 @@ func (f *folded) fold(s string) {
 		}
 		c, size := utf8.DecodeRuneInString(s[i:])
 		if c, keep := foldRune(c); keep {
-			moved = append(moved, movedRune{at: int32(len(r)), off: int32(i), width: uint8(size)})
-			r = append(r, c)
+			moved = append(moved, movedRune{at: int32(n), off: int32(i), width: uint8(size)})
+			r[n] = c
+			n++
 			next = i + size
 		}
 		i += size
 	}
-	f.r, f.moved, f.next = r, moved, next
+	f.r, f.moved, f.next = r[:n], moved, next
 }
 
 // foldRune maps a rune to what the scanner reads: every decimal digit of any
@@ -143,8 +151,8 @@ func (f *folded) fold(s string) {
 // space to ' ', dashes and the minus sign to '-', full-width ASCII to ASCII.
 // keep is false for runes that are dropped.
 func foldRune(r rune) (rune, bool) {
-	if r < 0x80 {
-		return r, true
+	if r < 0x80 || r >= 0xC0 && r < 0x660 {
+		return r, true // ASCII, and the letters from À up to the first digits beyond ASCII
 	}
 	switch r {
 	case 0x00A0, 0x1680, 0x2007, 0x2009, 0x202F, 0x205F, 0x3000,

@@ -161,7 +161,7 @@ func TestScanLinear(t *testing.T) {
 	}
 	perRune := func(text string) float64 {
 		s := scanner{f: foldText(text), final: true}
-		s.scan(0, func(token) bool { return true })
+		s.scan(0)
 		return float64(s.reads) / float64(len(s.f.r))
 	}
 	for name, unit := range units {

@@ -218,7 +218,7 @@ var scaleTable = func() map[string]scaleWord {
 		3 SEK = tkr
 		6 SEK = mkr msek
 		9 SEK = mdkr`) {
-		exp, unit, _ := strings.Cut(v, " ")
+		exp, unit, _ := cut(v, ' ')
 		m[word] = scaleWord{exp: digitsValue(exp), unit: unit}
 	}
 	return m
@@ -400,7 +400,7 @@ func (s *scanner) period(t *token) {
 
 // shift multiplies a canonical decimal by 10^exp, exactly.
 func shift(canon string, exp int) string {
-	if strings.ContainsRune(canon, ',') {
+	if indexByte(canon, ',') >= 0 {
 		// An ambiguous shape keeps its shape; the scale makes it another
 		// shape, grounded only by the same shape with the same scale.
 		return canon + "e" + strconv.Itoa(exp)
@@ -409,7 +409,7 @@ func shift(canon string, exp int) string {
 	if neg {
 		canon = canon[1:]
 	}
-	whole, frac, _ := strings.Cut(canon, ".")
+	whole, frac, _ := cut(canon, '.')
 	for exp > 0 && frac != "" {
 		whole += frac[:1]
 		frac = frac[1:]
@@ -420,7 +420,9 @@ func shift(canon string, exp int) string {
 		whole += zeros
 	}
 	whole += zeros[:exp]
-	whole = strings.TrimLeft(whole, "0")
+	for whole != "" && whole[0] == '0' {
+		whole = whole[1:]
+	}
 	if whole == "" {
 		whole = "0"
 	}
@@ -633,7 +635,7 @@ func nounAfter(text string, end int) string {
 		}
 		j += size
 	}
-	return stemNoun(strings.ToLower(text[i:j]))
+	return stemNoun(lowerString(text[i:j]))
 }
 
 // stemNoun drops a plural ending, English or Swedish, so "device" and

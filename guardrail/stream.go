@@ -81,18 +81,19 @@ func (g *StreamGuard) Text() string { return string(g.raw) }
 func (g *StreamGuard) advance(final bool) string {
 	s := scanner{f: &g.f, final: final}
 	limit := -1 // byte offset where an ungrounded number starts
-	stop, open := s.scan(g.scanned, func(t token) bool {
-		start, end := t.span(&g.f)
-		n := t.numberAt(string(g.raw[start:end]), start, end)
-		g.numbers = append(g.numbers, NumberVerdict{Number: n})
+	stop, open := s.scan(g.scanned)
+	for k := range s.toks {
+		g.numbers = append(g.numbers, NumberVerdict{})
 		nv := &g.numbers[len(g.numbers)-1]
+		t := &s.toks[k]
+		start, end := t.span(&g.f)
+		t.fillAt(&nv.Number, string(g.raw[start:end]), start, end)
 		nv.check(g.sources)
 		if g.policy.Blocks(nv.State) && !g.blocked {
 			g.blocked = true
-			limit = start
+			limit = nv.Start
 		}
-		return true
-	})
+	}
 	g.scanned = stop
 	end := g.decoded
 	switch {

@@ -1,9 +1,13 @@
 package guardrail
 
+import "unicode/utf8"
+
 // The word tables are written as text and read once, when the package is
 // initialised: a Go map literal compiles to code for each of its entries,
 // and in the browser the guard's code is what the page downloads first.
-// For the same reason the text is split by hand, not with package strings.
+// For the same reason the text is split by hand, and the few string
+// functions the package needs are written out here, not taken from
+// package strings (whose general versions add kilobytes).
 
 // table reads lines "value = word word …" into a map word → value; a line
 // "= word …" gives its words the value "". Words and values hold no space.
@@ -65,6 +69,38 @@ func indexByte(s string, b byte) int {
 		}
 	}
 	return -1
+}
+
+// cut is strings.Cut with a one-byte separator.
+func cut(s string, sep byte) (before, after string, found bool) {
+	if i := indexByte(s, sep); i >= 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
+}
+
+// contains reports whether sub is within s (a plain search: the texts are
+// snippets and sub a word).
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerString is strings.ToLower (invalid UTF-8 becomes U+FFFD).
+func lowerString(s string) string {
+	b := make([]byte, 0, len(s))
+	for _, c := range s {
+		if c < 0x80 {
+			b = append(b, lowerASCII(byte(c)))
+		} else {
+			b = utf8.AppendRune(b, toLower(c))
+		}
+	}
+	return string(b)
 }
 
 // digitsValue is the value of a string of ASCII digits (0 for none).

@@ -72,7 +72,7 @@ type Source struct {
 // years.
 func NewSource(text string) *Source {
 	nums := Extract(text)
-	s := &Source{Text: text, Numbers: nums, keys: make(map[string][]attrs, len(nums)+1), lower: strings.ToLower(text)}
+	s := &Source{Text: text, Numbers: nums, keys: make(map[string][]attrs, len(nums)+1), lower: lowerString(text)}
 	for _, n := range nums {
 		a := attrs{n.Unit, n.Period}
 		s.add(n.Canonical, a)
@@ -91,7 +91,7 @@ func NewSource(text string) *Source {
 				}
 			}
 		case KindRange:
-			from, to, _ := strings.Cut(n.Canonical, "-")
+			from, to, _ := cut(n.Canonical, '-')
 			s.add(from, attrs{})
 			s.add(to, attrs{})
 		}
@@ -170,7 +170,7 @@ func parts(n *Number) (keys []string, month string) {
 			return []string{y}, n.Canonical[5:]
 		}
 	case KindRange:
-		from, to, _ := strings.Cut(n.Canonical, "-")
+		from, to, _ := cut(n.Canonical, '-')
 		return []string{from, to}, ""
 	}
 	return nil, ""
@@ -180,7 +180,7 @@ func parts(n *Number) (keys []string, month string) {
 // date in it.
 func (s *Source) mentionsMonth(m string) bool {
 	for w, v := range monthWords.words {
-		if v == m && len(w) > 3 && strings.Contains(s.lower, w) {
+		if v == m && len(w) > 3 && contains(s.lower, w) {
 			return true
 		}
 	}
@@ -322,24 +322,17 @@ func Verify(answer string, sources []*Source) Verdict {
 // Verify checks every number of answer against the sources under p.
 func (p Policy) Verify(answer string, sources []*Source) Verdict {
 	v := Verdict{Grounded: true}
-	each(answer, func(n Number, f *folded) {
-		if v.Numbers == nil {
-			// Numbers of an answer are mostly one or two runs of
-			// digits ("399", "12,5 %", "08:00"; a phone number is
-			// more): room for half the runs and append's growth
-			// for more.
-			v.Numbers = make([]NumberVerdict, 0, f.runs/2+1)
-		}
-		v.Numbers = append(v.Numbers, NumberVerdict{Number: n})
-		nv := &v.Numbers[len(v.Numbers)-1]
-		nv.check(sources)
-		if p.Blocks(nv.State) {
-			v.Grounded = false
+	scanText(answer, func(toks []token, f *folded) {
+		v.Numbers = make([]NumberVerdict, len(toks))
+		for k := range toks {
+			nv := &v.Numbers[k]
+			toks[k].fill(&nv.Number, answer, f)
+			nv.check(sources)
+			if p.Blocks(nv.State) {
+				v.Grounded = false
+			}
 		}
 	})
-	if v.Numbers == nil {
-		v.Numbers = []NumberVerdict{}
-	}
 	return v
 }
 

@@ -27,7 +27,7 @@ func (s *scanner) word(i int) (token, int, bool) {
 		}
 		return token{}, end, false
 	}
-	if j-i >= 2 && !mayStartNumber(s.f.r[i], s.f.r[i+1]) {
+	if !mayBeNumber(s.f.r[i:j]) {
 		return token{}, j, false // most prose words: no number word starts so
 	}
 	if w := s.lower(s.f.r[i:j]); !numberWords.has(w) && !swedishNumber(w) {
@@ -73,38 +73,104 @@ func (s *scanner) nounAt(i int) string {
 	return stemNoun(string(s.lower(s.f.r[i+1 : e])))
 }
 
-// starters marks the pairs of ASCII letters (lower-cased) that begin a
-// word that may start a number: a number word or a Swedish number part, an
-// ordinal, a month, a currency code. A word beginning with any other pair
-// is prose, decided without a look-up.
-var starters = func() (t [26 * 26]bool) {
-	mark := func(w string) {
-		if len(w) >= 2 && w[0] >= 'a' && w[0] <= 'z' && w[1] >= 'a' && w[1] <= 'z' {
-			t[int(w[0]-'a')*26+int(w[1]-'a')] = true
+// wordStarts is a filter (a 64K-bit hash set) of how a word that may be a
+// number begins: the first three letters, lower-cased, of every number word,
+// ordinal, month name and currency code and of every run of Swedish number
+// parts ("tvåhundra…"), and two-letter such words whole ("en"). A word of
+// two or more letters whose beginning is not in it is prose, decided
+// without a look-up ("the", "eller", "månad"). "and" is left out: no number
+// starts with it (see parseGroup).
+var wordStarts = func() (t [1 << 10]uint64) {
+	add := func(w []rune) {
+		if key, ok := startKey(w); ok {
+			h := startHash(key)
+			t[h>>6] |= 1 << (h & 63)
 		}
 	}
-	for w := range englishWords {
-		mark(w)
+	for w := range numberWords.words {
+		if w != "and" {
+			add([]rune(w))
+		}
 	}
-	for w := range swedishParts {
-		mark(w)
-	}
-	for _, ws := range []*wordSet{ordinalWords, monthWords, currencyCodes} {
-		for w := range ws.words {
-			mark(w)
+	for a := range swedishParts {
+		for b := range swedishParts {
+			add([]rune(a + b))
+		}
+		if w := []rune(a); len(w) == 2 {
+			add(w)
 		}
 	}
 	return t
 }()
 
-// mayStartNumber reports whether a word beginning with a, b may start a
-// number (true for any non-ASCII letter: those are looked up).
-func mayStartNumber(a, b rune) bool {
-	a, b = a|0x20, b|0x20 // ASCII lower case; other runes stay >= 'z'+1 or are not letters
-	if a < 'a' || a > 'z' || b < 'a' || b > 'z' {
+// startKey packs the first (up to) three lower-cased letters of a word of
+// two or more letters and their count; ok is false when the word is shorter
+// or one of them lies beyond Latin-1.
+func startKey(w []rune) (key uint32, ok bool) {
+	n := min(len(w), 3)
+	if n < 2 {
+		return 0, false
+	}
+	key = uint32(n) << 24
+	for k, c := range w[:n] {
+		c = latinLower(c)
+		if c >= 0x100 {
+			return 0, false
+		}
+		key |= uint32(c) << (8 * k)
+	}
+	return key, true
+}
+
+func startHash(key uint32) uint32 { return key * 0x9E3779B1 >> 16 }
+
+// mayBeNumber reports whether the whole word w (letters) may be a number
+// word or begin a number: false only when wordStarts rules it out.
+func mayBeNumber(w []rune) bool {
+	key, ok := startKey(w)
+	if !ok {
 		return true
 	}
-	return starters[int(a-'a')*26+int(b-'a')]
+	h := startHash(key)
+	return wordStarts[h>>6]&(1<<(h&63)) != 0
+}
+
+// latinLower lower-cases an ASCII or Latin-1 letter (other runes stay).
+func latinLower(c rune) rune {
+	if uint32(c) < 0x100 {
+		return rune(latin[c].lower)
+	}
+	return c
+}
+
+// isLatinLetter reports whether c is an ASCII or Latin-1 letter.
+func isLatinLetter(c rune) bool { return uint32(c) < 0x100 && latin[c].letter }
+
+// latin holds, for each rune below 0x100, whether it is a letter and its
+// lower case, so that prose reads a word with one look-up per letter.
+var latin = func() (t [0x100]struct {
+	letter bool
+	lower  uint8
+}) {
+	for c := range rune(0x100) {
+		t[c].letter = unicode.IsLetter(c)
+		t[c].lower = uint8(c)
+		if c >= 'A' && c <= 'Z' || c >= 0xC0 && c <= 0xDE && c != 0xD7 {
+			t[c].lower = uint8(c + 0x20)
+		}
+	}
+	return t
+}()
+
+// mayBeLatinNumber is mayBeNumber for a word w of two or more ASCII or
+// Latin-1 letters, written out so that prose can inline it.
+func mayBeLatinNumber(w []rune) bool {
+	key := 2<<24 | uint32(latin[uint8(w[0])].lower) | uint32(latin[uint8(w[1])].lower)<<8
+	if len(w) > 2 {
+		key += 1<<24 | uint32(latin[uint8(w[2])].lower)<<16
+	}
+	h := startHash(key)
+	return wordStarts[h>>6]&(1<<(h&63)) != 0
 }
 
 func (s *scanner) alnumEnd(i int) int {

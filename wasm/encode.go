@@ -33,43 +33,33 @@ const hexDigits = "0123456789abcdef"
 // escapes for <, > and &, U+2028 and U+2029 escaped, invalid UTF-8 replaced
 // by U+FFFD.
 func (e *enc) str(s string) {
-	e.b = append(e.b, '"')
+	b := append(e.b, '"')
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				e.b = append(e.b, '\\', c)
-			case c == '\n':
-				e.b = append(e.b, '\\', 'n')
-			case c == '\r':
-				e.b = append(e.b, '\\', 'r')
-			case c == '\t':
-				e.b = append(e.b, '\\', 't')
-			case c == '\b':
-				e.b = append(e.b, '\\', 'b')
-			case c == '\f':
-				e.b = append(e.b, '\\', 'f')
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				e.b = append(e.b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				e.b = append(e.b, c)
-			}
-			i++
-			continue
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r == utf8.RuneError && size == 1:
-			e.b = append(e.b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			e.b = append(e.b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r == '\n':
+			b = append(b, '\\', 'n')
+		case r == '\r':
+			b = append(b, '\\', 'r')
+		case r == '\t':
+			b = append(b, '\\', 't')
+		case r == '\b':
+			b = append(b, '\\', 'b')
+		case r == '\f':
+			b = append(b, '\\', 'f')
+		case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029' || r == utf8.RuneError && size == 1:
+			b = append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 		default:
-			e.b = append(e.b, s[i:i+size]...)
+			b = append(b, s[i:i+size]...)
 		}
 		i += size
 	}
-	e.b = append(e.b, '"')
+	e.b = append(b, '"')
 }
 
 func (e *enc) number(n guardrail.Number) {
