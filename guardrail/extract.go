@@ -74,7 +74,10 @@ type token struct {
 }
 
 // span returns the byte span of the token in the original text.
-func (t token) span(f *folded) (start, end int) {
+func (t *token) span(f *folded) (start, end int) {
+	if len(f.moved) == 0 || int(f.moved[0].at) >= t.end {
+		return t.start, t.end // every rune up to the token's end is one ASCII byte
+	}
 	start, _ = f.place(t.start)
 	_, end = f.place(t.end - 1)
 	return start, end
@@ -110,6 +113,7 @@ func (t *token) fillAt(n *Number, text string, start, end int) {
 // stream guard agree with Extract on the whole text.
 type scanner struct {
 	f       *folded
+	r       []rune // f.r, read by at
 	final   bool
 	pastEnd bool
 	scratch []byte        // lower-cased words
@@ -123,13 +127,10 @@ type scanner struct {
 
 func (s *scanner) at(i int) rune {
 	s.reads++
-	if i < len(s.f.r) {
-		if i < 0 {
-			return eof
-		}
-		return s.f.r[i]
+	if uint(i) < uint(len(s.r)) {
+		return s.r[i]
 	}
-	if !s.final {
+	if i >= 0 && !s.final {
 		s.pastEnd = true
 	}
 	return eof
@@ -139,7 +140,8 @@ func (s *scanner) at(i int) rune {
 // s.toks. It returns the index where it stopped and whether it stopped
 // because the step starting there was not final.
 func (s *scanner) scan(i int) (stop int, open bool) {
-	n := len(s.f.r)
+	s.r = s.f.r
+	n := len(s.r)
 	for i < n {
 		if j := s.prose(i); j > i {
 			i = j
@@ -326,6 +328,10 @@ func (s *scanner) atLineStart(i int) bool {
 // number reads what starts with a digit at i.
 func (s *scanner) number(i int) (token, int, bool) {
 	k := s.digits(i)
+	if s.plainInteger(i, k) {
+		t := token{start: i, end: k, canon: s.digitString(i, k), kind: KindInteger, unit: s.prefix}
+		return t, k, true
+	}
 	// A markdown ordered-list marker ("1. ", "2) ") at the start of a line
 	// is formatting, not a number.
 	if k-i <= 9 && s.atLineStart(i) {
@@ -376,6 +382,64 @@ func (s *scanner) number(i int) (token, int, bool) {
 	t := s.numeric(i, k)
 	s.quantity(&t, s.prefix)
 	return t, t.end, true
+}
+
+// plainInteger reports whether the run of digits [i,k) is a plain integer
+// because the one or two runes after it (and, after a space, the length of
+// the next run of digits) rule out every other reading below: no list
+// marker, date, range, ordinal, quarter, day of a month, time, phone number,
+// grouping, decimals, percent, scale, unit or period can follow. It is the
+// common case, decided without the tests of each shape; when it reports
+// false, number tries them.
+func (s *scanner) plainInteger(i, k int) bool {
+	r := s.r
+	if k+1 >= len(r) || r[i] == '0' && k-i >= 2 && k-i <= 4 {
+		return false // near the end, or maybe a phone number
+	}
+	c, d := r[k], r[k+1]
+	if c >= 0x80 || d >= 0x80 {
+		return false
+	}
+	if c != ' ' {
+		return endsInteger[c]
+	}
+	switch {
+	case d == '-' || d == '/' || isLetter(d) || followsSpace[d]:
+		return false // percent, range, day and month, unit, scale, period
+	case isDigit(d) && k-i <= 3 && r[i] != '0':
+		// "10 000": a group of three digits after a space.
+		e := k + 1
+		for e < len(r) && isDigit(r[e]) {
+			e++
+		}
+		return e < len(r) && e-(k+1) != 3
+	}
+	return true
+}
+
+// endsInteger marks the ASCII runes that end an integer right after its
+// digits with nothing read with it: not a letter or digit, no decimal mark,
+// time or list-marker punctuation, no unit ($, :-) and no percent.
+var endsInteger = func() (t [0x80]bool) {
+	for c := range rune(0x80) {
+		t[c] = !isAlnum(c) && !followsNumber[c] && c != '.' && c != ',' && c != ':' && c != ')' && c != '-' && c != '/'
+	}
+	return t
+}()
+
+// digitString returns the digits [i,k) as a string: a slice of the
+// original text when they stand there as they are.
+func (s *scanner) digitString(i, k int) string {
+	if src := s.f.src; src != "" {
+		if len(s.f.moved) == 0 || int(s.f.moved[0].at) >= k {
+			return src[i:k]
+		}
+		p, _ := s.f.place(i)
+		if _, e := s.f.place(k - 1); e-p == k-i {
+			return src[p:e]
+		}
+	}
+	return s.str(i, k)
 }
 
 // prefixed reads a number after a currency written before it ("$160",
