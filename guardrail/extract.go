@@ -332,6 +332,12 @@ func (s *scanner) number(i int) (token, int, bool) {
 		t := token{start: i, end: k, canon: s.digitString(i, k), kind: KindInteger, unit: s.prefix}
 		return t, k, true
 	}
+	if k-i <= 3 && k+1 < len(s.r) && s.r[k] == ' ' && isDigit(s.r[k+1]) && s.r[i] != '0' {
+		// "10 000": none of the shapes below but grouping starts so.
+		t := s.numeric(i, k)
+		s.quantity(&t, s.prefix)
+		return t, t.end, true
+	}
 	// A markdown ordered-list marker ("1. ", "2) ") at the start of a line
 	// is formatting, not a number.
 	if k-i <= 9 && s.atLineStart(i) {
@@ -820,7 +826,8 @@ func (s *scanner) leadingFraction(i int) (token, int, bool) {
 
 func (s *scanner) percent(t *token, end int) {
 	t.end = end
-	t.canon += "%"
+	s.buf = append(append(s.buf[:0], t.canon...), '%')
+	t.canon = s.intern(s.buf, t.start) // "99.9%" as printed costs nothing
 	t.kind = KindPercent
 }
 
