@@ -292,10 +292,11 @@ func needDynalite(t *testing.T, why string) string {
 	return dynamo
 }
 
-// dynamoClient is a DynamoDB client of a local endpoint.
-func dynamoClient(endpoint string) *dynamodb.Client {
+// dynamoClient is a DynamoDB client of a local endpoint, in region (an
+// endpoint such as DynamoDB Local keeps each region's tables apart).
+func dynamoClient(endpoint, region string) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
-		Region: "us-east-1", BaseEndpoint: aws.String(endpoint),
+		Region: region, BaseEndpoint: aws.String(endpoint),
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
 		}),
@@ -357,7 +358,7 @@ func TestBinary(t *testing.T) {
 		dynamo = "http://" + l.Addr().String()
 		l.Close()
 	} else {
-		db := dynamoClient(dynamo)
+		db := dynamoClient(dynamo, "us-east-1")
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := dynamostore.CreateTable(ctx, db, "groundwire-bin"); err != nil {
@@ -500,7 +501,7 @@ func jsonLogs(t *testing.T, logs string) int {
 func TestForwarderDropsMidAnswer(t *testing.T) {
 	needBinaryHost(t)
 	dynamo := needDynalite(t, "the two instances share their state")
-	db := dynamoClient(dynamo)
+	db := dynamoClient(dynamo, "us-east-1")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	require.NoError(t, dynamostore.CreateTable(ctx, db, "groundwire-fwd"))

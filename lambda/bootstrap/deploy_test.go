@@ -292,12 +292,7 @@ func TestDeployLocal(t *testing.T) {
 		assert.Contains(t, string(out), `"table":"groundwire-deploy"`)
 		jsonLogs(t, string(out))
 	}
-	db := dynamodb.New(dynamodb.Options{
-		Region: vars["AWS_REGION"], BaseEndpoint: aws.String(dynamo),
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
-		}),
-	})
+	db := dynamoClient(dynamo, vars["AWS_REGION"]) // where -create-table made it
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	desc, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("groundwire-deploy")})
