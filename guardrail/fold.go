@@ -82,6 +82,12 @@ func (f *folded) end(i int) int   { _, e := f.place(i); return e }
 func (f *folded) appendBytes(p []byte, base int, atEOF bool) int {
 	i := 0
 	for i < len(p) {
+		if c := p[i]; c < 0x80 && base+i == f.next {
+			f.r = append(f.r, rune(c)) // ASCII in place: nothing to record
+			f.next++
+			i++
+			continue
+		}
 		if !atEOF && !utf8.FullRune(p[i:]) {
 			break
 		}

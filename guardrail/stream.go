@@ -23,6 +23,7 @@ type StreamGuard struct {
 	released int // byte offset up to which text was returned
 	numbers  []NumberVerdict
 	policy   Policy
+	s        scanner // kept between calls for its buffers
 	blocked  bool
 	closed   bool
 }
@@ -79,7 +80,8 @@ func (g *StreamGuard) Text() string { return string(g.raw) }
 // advance scans the text that is not final yet and returns what became
 // safe to show.
 func (g *StreamGuard) advance(final bool) string {
-	s := scanner{f: &g.f, final: final}
+	s := &g.s
+	s.f, s.final, s.prefix, s.toks = &g.f, final, "", s.toks[:0]
 	limit := -1 // byte offset where an ungrounded number starts
 	stop, open := s.scan(g.scanned)
 	for k := range s.toks {
