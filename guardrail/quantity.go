@@ -92,18 +92,15 @@ func (ws *wordSet) has(w []byte) bool {
 // read reports which word of the set stands at i as a whole word (not
 // followed by a letter or digit when it ends in one), its value and where it
 // ends. It reads only while the runes read can still be (a prefix of) a word
-// of the set, so it looks at most one rune further than it must. The
-// lower-cased runes read are left in s.scratch.
+// of the set, so it looks at most one rune further than it must.
 func (s *scanner) read(ws *wordSet, i int) (value string, end int, ok bool) {
 	if c := s.at(i); uint32(c) < 0x80 && ws.first[lowerASCII(byte(c))] == 0 {
-		s.scratch = s.scratch[:0]
 		return "", 0, false // most reads: no word of the set starts so
 	}
 	return s.readWord(ws, i)
 }
 
 func (s *scanner) readWord(ws *wordSet, i int) (value string, end int, ok bool) {
-	b := s.scratch[:0]
 	e, n := i, 0
 	for {
 		c := s.at(e)
@@ -116,7 +113,6 @@ func (s *scanner) readWord(ws *wordSet, i int) (value string, end int, ok bool) 
 			if m < 0 {
 				break
 			}
-			b = append(b, lc)
 			n = m
 			e++
 			continue
@@ -132,11 +128,9 @@ func (s *scanner) readWord(ws *wordSet, i int) (value string, end int, ok bool) 
 		if m < 0 {
 			break
 		}
-		b = append(b, buf[:k]...)
 		n = m
 		e++
 	}
-	s.scratch = b
 	if e == i || !ws.nodes[n].whole {
 		return "", 0, false
 	}
@@ -512,13 +506,27 @@ func (s *scanner) month(i int) (string, int, bool) {
 	if !ok {
 		return "", 0, false
 	}
-	if w := string(s.scratch); !unicode.IsUpper(s.at(i)) && (w == "may" || w == "march" || w == "mar") {
+	if !unicode.IsUpper(s.at(i)) && (s.lowerIs(i, e, "may") || s.lowerIs(i, e, "march") || s.lowerIs(i, e, "mar")) {
 		return "", 0, false
 	}
 	if e-i <= 4 && s.at(e) == '.' {
 		e++
 	}
 	return m, e, true
+}
+
+// lowerIs reports whether the runes [i,e), lower-cased, spell the ASCII
+// word w.
+func (s *scanner) lowerIs(i, e int, w string) bool {
+	if e-i != len(w) {
+		return false
+	}
+	for k, c := range s.r[i:e] {
+		if c >= 0x80 || lowerASCII(byte(c)) != w[k] {
+			return false
+		}
+	}
+	return true
 }
 
 var ofWord = newWordSet(map[string]string{"of": ""})
