@@ -166,18 +166,24 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 // hyphen, which begin no number word (see mayBeNumber). It returns i when
 // the rune at i needs a step.
 func (s *scanner) prose(i int) int {
-	r := s.f.r
+	r := s.r
 	start := i
 	for i < len(r) {
-		if c := uint32(r[i]); c < 0x80 && inert[c] {
+		c := uint32(r[i])
+		if c >= 0x100 {
+			break
+		}
+		if cl := latinClass[c]; cl&clInert != 0 {
 			i++
 			continue
+		} else if cl&clLetter == 0 {
+			break
 		}
-		j := i
-		for j < len(r) && isLatinLetter(r[j]) {
+		j := i + 1
+		for j < len(r) && uint32(r[j]) < 0x100 && latinClass[r[j]]&clLetter != 0 {
 			j++
 		}
-		if j-i < 2 || j == len(r) || r[j] >= 0x80 || isDigit(r[j]) || r[j] == '-' || mayBeLatinNumber(r[i:j]) {
+		if j-i < 2 || j == len(r) || uint32(r[j]) >= 0x100 || latinClass[r[j]]&clWordEnd == 0 || mayBeLatinNumber(r[i:j]) {
 			break
 		}
 		i = j

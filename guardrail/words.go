@@ -138,36 +138,50 @@ func mayBeNumber(w []rune) bool {
 // latinLower lower-cases an ASCII or Latin-1 letter (other runes stay).
 func latinLower(c rune) rune {
 	if uint32(c) < 0x100 {
-		return rune(latin[c].lower)
+		return rune(latinLowers[c])
 	}
 	return c
 }
 
 // isLatinLetter reports whether c is an ASCII or Latin-1 letter.
-func isLatinLetter(c rune) bool { return uint32(c) < 0x100 && latin[c].letter }
+func isLatinLetter(c rune) bool { return uint32(c) < 0x100 && latinClass[c]&clLetter != 0 }
 
-// latin holds, for each rune below 0x100, whether it is a letter and its
-// lower case, so that prose reads a word with one look-up per letter.
-var latin = func() (t [0x100]struct {
-	letter bool
-	lower  uint8
-}) {
+// latinClass holds what prose needs to know of each rune below 0x100, so
+// that it reads a rune with one look-up: whether it starts nothing
+// (clInert, ASCII only), is a letter (clLetter), or may follow a prose word
+// (clWordEnd: ASCII, not a letter, digit or hyphen). latinLowers holds its
+// lower case.
+var latinClass, latinLowers = func() (t, lower [0x100]uint8) {
 	for c := range rune(0x100) {
-		t[c].letter = unicode.IsLetter(c)
-		t[c].lower = uint8(c)
+		lower[c] = uint8(c)
 		if c >= 'A' && c <= 'Z' || c >= 0xC0 && c <= 0xDE && c != 0xD7 {
-			t[c].lower = uint8(c + 0x20)
+			lower[c] = uint8(c + 0x20)
+		}
+		if unicode.IsLetter(c) {
+			t[c] |= clLetter
+		}
+		if c < 0x80 && inert[c] {
+			t[c] |= clInert
+		}
+		if c < 0x80 && !isAlnum(c) && c != '-' {
+			t[c] |= clWordEnd
 		}
 	}
-	return t
+	return t, lower
 }()
+
+const (
+	clInert = 1 << iota
+	clLetter
+	clWordEnd
+)
 
 // mayBeLatinNumber is mayBeNumber for a word w of two or more ASCII or
 // Latin-1 letters, written out so that prose can inline it.
 func mayBeLatinNumber(w []rune) bool {
-	key := 2<<24 | uint32(latin[uint8(w[0])].lower) | uint32(latin[uint8(w[1])].lower)<<8
+	key := 2<<24 | uint32(latinLowers[uint8(w[0])]) | uint32(latinLowers[uint8(w[1])])<<8
 	if len(w) > 2 {
-		key += 1<<24 | uint32(latin[uint8(w[2])].lower)<<16
+		key += 1<<24 | uint32(latinLowers[uint8(w[2])])<<16
 	}
 	h := startHash(key)
 	return wordStarts[h>>6]&(1<<(h&63)) != 0
