@@ -173,8 +173,8 @@ func (s *scanner) prose(i int) int {
 		if c >= 0x100 {
 			break
 		}
-		if cl := latinClass[c]; cl&clInert != 0 {
-			i++
+		if cl := latinClass[c]; cl&clInert != 0 || cl&clSign != 0 && i+1 < len(r) && !isDigit(r[i+1]) {
+			i++ // "+", "-", "." or "," before anything but a digit starts nothing
 			continue
 		} else if cl&clLetter == 0 {
 			break

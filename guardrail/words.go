@@ -149,8 +149,8 @@ func isLatinLetter(c rune) bool { return uint32(c) < 0x100 && latinClass[c]&clLe
 // latinClass holds what prose needs to know of each rune below 0x100, so
 // that it reads a rune with one look-up: whether it starts nothing
 // (clInert, ASCII only), is a letter (clLetter), or may follow a prose word
-// (clWordEnd: ASCII, not a letter, digit or hyphen). latinLowers holds its
-// lower case.
+// (clWordEnd: ASCII, not a letter, digit or hyphen), or starts a number
+// only before a digit (clSign: + - . ,). latinLowers holds its lower case.
 var latinClass, latinLowers = func() (t, lower [0x100]uint8) {
 	for c := range rune(0x100) {
 		lower[c] = uint8(c)
@@ -166,6 +166,9 @@ var latinClass, latinLowers = func() (t, lower [0x100]uint8) {
 		if c < 0x80 && !isAlnum(c) && c != '-' {
 			t[c] |= clWordEnd
 		}
+		if c == '+' || c == '-' || c == '.' || c == ',' {
+			t[c] |= clSign
+		}
 	}
 	return t, lower
 }()
@@ -174,6 +177,7 @@ const (
 	clInert = 1 << iota
 	clLetter
 	clWordEnd
+	clSign
 )
 
 // mayBeLatinNumber is mayBeNumber for a word w of two or more ASCII or
