@@ -82,10 +82,13 @@ func (f *folded) end(i int) int   { _, e := f.place(i); return e }
 func (f *folded) appendBytes(p []byte, base int, atEOF bool) int {
 	i := 0
 	for i < len(p) {
-		if c := p[i]; c < 0x80 && base+i == f.next {
-			f.r = append(f.r, rune(c)) // ASCII in place: nothing to record
-			f.next++
-			i++
+		if base+i == f.next && p[i] < 0x80 {
+			// A run of ASCII in place: nothing to record.
+			r := f.r
+			for ; i < len(p) && p[i] < 0x80; i++ {
+				r = append(r, rune(p[i]))
+			}
+			f.r, f.next = r, base+i
 			continue
 		}
 		if !atEOF && !utf8.FullRune(p[i:]) {
