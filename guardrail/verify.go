@@ -60,8 +60,8 @@ type attrs struct{ unit, period string }
 type Source struct {
 	Text    string
 	Numbers []Number
-	keys    map[string][]attrs
-	filter  keyFilter           // of keys, to pass over a source quickly
+	index   []indexSlot // by value: open addressing on the FNV-1a hash
+	filter  keyFilter   // of the values, to pass over a source quickly
 	counted map[string][]string // noun → values the snippet binds to it
 	lower   string              // the text in lower case, for month names
 }
@@ -72,7 +72,16 @@ type Source struct {
 // years.
 func NewSource(text string) *Source {
 	nums := Extract(text)
-	s := &Source{Text: text, Numbers: nums, keys: make(map[string][]attrs, len(nums)+1), lower: lowerString(text)}
+	s := &Source{Text: text, Numbers: nums, lower: lowerString(text)}
+	keys := 0
+	for _, n := range nums {
+		keys += 1 + 3*b2i(n.Kind == KindDate || n.Kind == KindRange || n.Kind == KindPercent)
+	}
+	size := 2
+	for size < 2*keys { // at most half full
+		size <<= 1
+	}
+	s.index = make([]indexSlot, size)
 	for _, n := range nums {
 		a := attrs{n.Unit, n.Period}
 		s.add(n.Canonical, a)
@@ -106,23 +115,68 @@ func NewSource(text string) *Source {
 }
 
 func (s *Source) add(key string, a attrs) {
-	s.keys[key] = append(s.keys[key], a)
-	s.filter.add(keyBit(key))
+	h := keyHash(key)
+	mask := uint32(len(s.index) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		sl := &s.index[i]
+		if sl.attrs == nil {
+			*sl = indexSlot{key: key, hash: h, attrs: []attrs{a}}
+			break
+		}
+		if sl.hash == h && sl.key == key {
+			sl.attrs = append(sl.attrs, a)
+			break
+		}
+	}
+	s.filter.add(keyBit(h))
+}
+
+// indexSlot is a value the snippet states, with what it prints with each
+// number of that value; attrs is nil in an empty slot.
+type indexSlot struct {
+	key   string
+	hash  uint32
+	attrs []attrs
+}
+
+// lookup returns what the snippet prints with the numbers of value key,
+// whose hash is h.
+func (s *Source) lookup(key string, h uint32) []attrs {
+	if len(s.index) == 0 {
+		return nil // a zero Source states nothing
+	}
+	mask := uint32(len(s.index) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		sl := &s.index[i]
+		if sl.attrs == nil || sl.hash == h && sl.key == key {
+			return sl.attrs
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // keyFilter is a 256-bit summary of a set of keys: a key whose bit is not
 // set is not in the set. Most numbers of an answer stand in one source of
-// several; the others are passed over without a map look-up.
+// several; the others are passed over without a look-up.
 type keyFilter [4]uint64
 
-// keyBit hashes a key (FNV-1a, folded to 8 bits).
-func keyBit(key string) uint8 {
+// keyHash hashes a key (FNV-1a).
+func keyHash(key string) uint32 {
 	h := uint32(2166136261)
 	for i := 0; i < len(key); i++ {
 		h = (h ^ uint32(key[i])) * 16777619
 	}
-	return uint8(h ^ h>>8 ^ h>>16 ^ h>>24)
+	return h
 }
+
+// keyBit folds a key's hash to the 8 bits of keyFilter.
+func keyBit(h uint32) uint8 { return uint8(h ^ h>>8 ^ h>>16 ^ h>>24) }
 
 func (f *keyFilter) add(bit uint8)          { f[bit>>6] |= 1 << (bit & 63) }
 func (f *keyFilter) mayHave(bit uint8) bool { return f[bit>>6]&(1<<(bit&63)) != 0 }
@@ -195,7 +249,11 @@ func (s *Source) mentionsMonth(m string) bool {
 }
 
 func (s *Source) has(key string, want attrs) bool {
-	for _, a := range s.keys[key] {
+	return s.hasHashed(key, keyHash(key), want)
+}
+
+func (s *Source) hasHashed(key string, h uint32, want attrs) bool {
+	for _, a := range s.lookup(key, h) {
 		if agree(a.unit, want.unit) && agree(a.period, want.period) {
 			return true
 		}
@@ -264,9 +322,10 @@ func Check(n Number, sources []*Source) NumberVerdict {
 func (nv *NumberVerdict) check(sources []*Source) {
 	n := &nv.Number
 	nv.State, nv.Grounded, nv.Citation = Grounded, true, -1
-	bit := keyBit(n.Canonical)
+	h := keyHash(n.Canonical)
+	bit := keyBit(h)
 	for i, s := range sources {
-		if s != nil && s.filter.mayHave(bit) && s.has(n.Canonical, attrs{n.Unit, n.Period}) {
+		if s != nil && s.filter.mayHave(bit) && s.hasHashed(n.Canonical, h, attrs{n.Unit, n.Period}) {
 			nv.Citation = i
 			return
 		}
