@@ -30,29 +30,37 @@ func (s *scanner) word(i int) (token, int, bool) {
 	if !mayBeNumber(s.f.r[i:j]) {
 		return token{}, j, false // most prose words: no number word starts so
 	}
-	if w := s.lower(s.f.r[i:j]); !numberWords.has(w) && !swedishNumber(w) {
-		return token{}, j, false // the other prose words
-	}
-	if unicode.IsUpper(s.at(i)) {
-		if t, next, ok := s.monthFirst(i); ok {
-			return t, next, true
+	// No ordinal, month name or currency code is also an English number
+	// word, so after one only a spelled-out number may start here.
+	lex, lang := s.lexemes(s.lex[:0], i, j)
+	if lang != 'e' {
+		if lang == 0 && !numberWords.has(s.scratch) {
+			return token{}, j, false // the other prose words
 		}
-		if unit, e, ok := s.read(currencyCodes, i); ok && e == j {
-			if t, next, ok := s.prefixed(i, e, unit); ok {
+		if unicode.IsUpper(s.at(i)) {
+			if t, next, ok := s.monthFirst(i); ok {
 				return t, next, true
 			}
+			if unit, e, ok := s.read(currencyCodes, i); ok && e == j {
+				if t, next, ok := s.prefixed(i, e, unit); ok {
+					return t, next, true
+				}
+			}
+		}
+		// An ordinal word counts before a noun ("third place", "tredje
+		// kvartalet"), not as a marker of a list ("Third, …").
+		if v, e, ok := s.read(ordinalWords, i); ok && e == j {
+			t := s.ordinalToken(i, e, v)
+			if t.kind == KindQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
+				return t, t.end, true
+			}
+			return token{}, j, false
+		}
+		if lang == 0 {
+			return token{}, j, false
 		}
 	}
-	// An ordinal word counts before a noun ("third place", "tredje
-	// kvartalet"), not as a marker of a list ("Third, …").
-	if v, e, ok := s.read(ordinalWords, i); ok && e == j {
-		t := s.ordinalToken(i, e, v)
-		if t.kind == KindQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
-			return t, t.end, true
-		}
-		return token{}, j, false
-	}
-	if t, ok := s.spelled(i, j); ok {
+	if t, ok := s.spelled(i, j, lex, lang); ok {
 		return t, t.end, true
 	}
 	return token{}, j, false
@@ -201,7 +209,8 @@ func (s *scanner) alnumRun(i int) (end int, digit bool) {
 // numberWords are the words that the word step reads as a number, or as
 // the start of one or of a date, on their own: English number words,
 // ordinals, month names and currency codes. A word that is none of them
-// and no Swedish number (see swedishNumber) is prose.
+// and cannot be split into Swedish number parts (see appendSwedish) is
+// prose.
 var numberWords = func() *wordSet {
 	m := map[string]string{}
 	for w := range englishWords {
@@ -214,39 +223,6 @@ var numberWords = func() *wordSet {
 	}
 	return newWordSet(m)
 }()
-
-// swedishParts as a word set.
-var swedishPartSet = func() *wordSet {
-	m := map[string]string{}
-	for w := range swedishParts {
-		m[w] = ""
-	}
-	return newWordSet(m)
-}()
-
-// swedishNumber reports whether the lower-cased word w is written together
-// from Swedish number parts ("tvåhundrafemtio"). A word longer than 63
-// bytes is not checked: it is reported as one.
-func swedishNumber(w []byte) bool {
-	if len(w) > 63 {
-		return true
-	}
-	reach := uint64(1) // bit p: w[:p] is made of parts
-	for p := range w {
-		if reach&(1<<p) == 0 {
-			continue
-		}
-		for q, n := p, 0; q < len(w); q++ {
-			if n = swedishPartSet.child(n, w[q]); n < 0 {
-				break
-			}
-			if swedishPartSet.nodes[n].whole {
-				reach |= 1 << (q + 1)
-			}
-		}
-	}
-	return reach&(1<<len(w)) != 0
-}
 
 // lexeme kinds of spelled-out numbers.
 const (
@@ -299,61 +275,99 @@ var swedishParts = func() map[string][]lexeme {
 	return m
 }()
 
-const maxSwedishPart = len("miljarder")
-
-// numberParts holds the English number words and the Swedish parts.
-var numberParts = func() *wordSet {
+// partNodes is a byte trie of the English number words and the Swedish
+// parts; partNodes[0] is the root. A node holds the node after each byte
+// (0: none; by the symbol of the byte in partSym, the letters a–z first),
+// the lexeme of the English word and the lexemes of the Swedish part that
+// end there (kind 0, nil: none), and whether it begins "hundred" or a scale
+// word, the only words that may follow "a".
+var partNodes, partSym = func() (t []partNode, sym [256]uint8) {
 	m := map[string]string{}
 	for w := range englishWords {
-		m[w] = ""
+		m[w] = w
 	}
 	for w := range swedishParts {
-		m[w] = ""
+		m[w] = w
 	}
-	return newWordSet(m)
-}()
-
-// isPrefix reports whether w is the start (or the whole) of a word of the
-// set.
-func (ws *wordSet) isPrefix(w []byte) bool {
-	n := 0
-	for _, b := range w {
-		if n = ws.child(n, b); n < 0 {
-			return false
+	ws := newWordSet(m)
+	for c := byte('a'); c <= 'z'; c++ {
+		sym[c] = c - 'a' + 1
+	}
+	next := uint8('z' - 'a' + 1)
+	t = make([]partNode, len(ws.nodes))
+	for n := len(t) - 1; n >= 0; n-- { // children before their parent
+		node, p := ws.nodes[n], &t[n]
+		p.en, p.sv = englishWords[node.value], swedishParts[node.value]
+		p.scale = p.en.kind == lexHundred || p.en.kind == lexScale
+		for _, e := range node.next {
+			if sym[e.b] == 0 {
+				next++
+				sym[e.b] = next
+			}
+			p.next[sym[e.b]-1] = int16(e.to)
+			p.scale = p.scale || t[e.to].scale
 		}
 	}
-	return true
+	return t, sym
+}()
+
+type partNode struct {
+	next  [32]int16
+	en    lexeme
+	sv    []lexeme
+	scale bool
+}
+
+// partChild returns the node after byte b from node n of partNodes, or -1.
+func partChild(n int, b byte) int {
+	if d := partSym[b]; d != 0 && partNodes[n].next[d-1] != 0 {
+		return int(partNodes[n].next[d-1])
+	}
+	return -1
 }
 
 // numberWordPrefix reports whether w is the start of a number word: of an
 // English one, or Swedish parts followed by the start of a part.
 func numberWordPrefix(w []byte) bool {
-	if numberParts.isPrefix(w) {
-		return true
-	}
-	for n := min(len(w)-1, maxSwedishPart); n >= 2; n-- {
-		if swedishPartSet.has(w[:n]) && numberWordPrefix(w[n:]) {
+	n := 0
+	for q := range w {
+		if n = partChild(n, w[q]); n < 0 {
+			return false
+		}
+		if q+1 < len(w) && partNodes[n].sv != nil && numberWordPrefix(w[q+1:]) {
 			return true
 		}
 	}
-	return false
+	return true
 }
 
-// appendLex appends the lexemes of one lower-cased word to dst and returns
-// its language ('e' English, 's' Swedish), or dst as it was and 0 when the
-// word is not (entirely) a number word. The words of one number are all of
-// one language.
-func appendLex(dst []lexeme, w []byte) ([]lexeme, byte) {
-	if !numberParts.isPrefix(w[:min(len(w), 2)]) {
-		return dst, 0
-	}
-	if l, ok := englishWords[string(w)]; ok {
+// lexemes appends the lexemes of the word [i,j) to dst and returns its
+// language: 'e' English, 's' Swedish, 0 when it is no number word (and dst
+// as it was). A word that is not English is left lower-cased in s.scratch.
+func (s *scanner) lexemes(dst []lexeme, i, j int) ([]lexeme, byte) {
+	if l := englishWord(s.f.r[i:j]); l.kind != 0 {
 		return append(dst, l), 'e'
 	}
-	if d, ok := appendSwedish(dst, w); ok {
+	if d, ok := appendSwedish(dst, s.lower(s.f.r[i:j])); ok {
 		return d, 's'
 	}
 	return dst, 0
+}
+
+// englishWord returns the lexeme of the English number word w, in any case
+// (kind 0 when w is none).
+func englishWord(w []rune) lexeme {
+	n := 0
+	for _, c := range w {
+		d := uint32(c|0x20) - 'a' // c lower-cased, when an ASCII letter
+		if d >= 26 {
+			return lexeme{} // English number words are of ASCII letters
+		}
+		if n = int(partNodes[n].next[d]); n == 0 {
+			return lexeme{}
+		}
+	}
+	return partNodes[n].en
 }
 
 // lower writes the lower-case UTF-8 of r into the scanner's scratch buffer.
@@ -393,81 +407,85 @@ func lowerASCII(c byte) byte {
 // first, backtracking, and appends their lexemes to dst; false when it
 // cannot be split entirely.
 func appendSwedish(dst []lexeme, w []byte) ([]lexeme, bool) {
-	if len(w) == 0 {
-		return dst, false
+	var parts [len("miljarder")]int32 // parts[q-1]: the node of w[:q] when a part
+	n, last := 0, 0
+	for q := 0; q < len(w) && q < len(parts); q++ {
+		if n = partChild(n, w[q]); n < 0 {
+			break
+		}
+		if partNodes[n].sv != nil {
+			parts[q], last = int32(n), q+1
+		}
 	}
-	for n := min(len(w), maxSwedishPart); n >= 2; n-- {
-		p, ok := swedishParts[string(w[:n])]
-		if !ok {
+	for q := last; q > 0; q-- {
+		if parts[q-1] == 0 {
 			continue
 		}
-		if n == len(w) {
+		p := partNodes[parts[q-1]].sv
+		if q == len(w) {
 			return append(dst, p...), true
 		}
-		if d, ok := appendSwedish(append(dst, p...), w[n:]); ok {
+		if d, ok := appendSwedish(append(dst, p...), w[q:]); ok {
 			return d, true
 		}
 	}
 	return dst, false
 }
 
-// spelled reads a spelled-out number whose first word is [i,j): words joined
-// by single spaces or hyphens, as long as they still form one number. Only
-// values from two upwards count (SPEC §3 rule 5).
-func (s *scanner) spelled(i, j int) (token, bool) {
-	lex, lang := appendLex(s.lex[:0], s.lower(s.f.r[i:j]))
-	if lang == 0 {
-		return token{}, false
+// spelled reads a spelled-out number whose first word is [i,j), of the
+// lexemes lex in the language lang ('e' English, 's' Swedish): words joined
+// by single spaces or hyphens of the same language, as long as they still
+// form one number. Only values from two upwards count (SPEC §3 rule 5).
+func (s *scanner) spelled(i, j int, lex []lexeme, lang byte) (token, bool) {
+	if lex[0].kind == lexAnd {
+		return token{}, false // no number starts with "and" (see parseGroup)
 	}
 	const maxWords = 12
 	// The lexemes of the words read are lex; word n ends at rune
-	// words[n].end, its lexemes at lex[words[n].lex].
+	// words[n].end, its lexemes at lex[words[n].lex]. "a" begins a number
+	// only before "hundred" or a scale word, so after it only their
+	// beginnings are read.
 	words := append(s.words[:0], spelledWord{end: j, lex: len(lex)})
-	for len(words) < maxWords && continues(lex) {
-		end := words[len(words)-1].end
-		sep := s.at(end)
-		if sep != ' ' && sep != '-' || !isLetter(s.at(end+1)) {
-			break
-		}
-		// Read the next word only while it can still be a number word,
-		// so that "five users" is final without seeing the end of "users".
-		e := end + 1
-		w := s.scratch[:0]
-		viable := true
-		node := 0 // in numberParts, while w is the start of a word of it
-		for c := s.at(e); isLetter(c); c = s.at(e) {
-			n := len(w)
-			if c < 0x80 {
-				w = append(w, lowerASCII(byte(c)))
-			} else {
-				w = utf8.AppendRune(w, toLower(c))
-			}
-			for _, b := range w[n:] {
-				if node >= 0 {
-					node = numberParts.child(node, b)
-				}
-			}
-			if node < 0 && !numberWordPrefix(w) {
-				viable = false
+	for {
+		// More words may follow a number, or words that end in "and" or
+		// "a" ("two hundred and", "a"), which form none; other words that
+		// form no number cannot become one ("tjugo tjugo").
+		last := &words[len(words)-1]
+		if k := lex[len(lex)-1].kind; k != lexAnd && k != lexArticle {
+			if last.val, last.ok = parseNumber(lex); !last.ok {
 				break
 			}
-			e++
 		}
-		s.scratch = w
-		if len(w) == 0 || !viable || isAlnum(s.at(e)) {
+		if len(words) == maxWords {
+			break
+		}
+		if sep := s.at(last.end); sep != ' ' && sep != '-' || !isLetter(s.at(last.end+1)) {
+			break
+		}
+		article := len(lex) == 1 && lex[0].kind == lexArticle
+		// Read the next word only while it can still be a number word,
+		// so that "five users" is final without seeing the end of "users".
+		start := last.end + 1
+		e, node, viable := s.readPart(start, article)
+		if e == start || !viable || isAlnum(s.at(e)) {
 			break // not a number word, or letters running into digits (a code)
 		}
-		var lg byte
-		if lex, lg = appendLex(lex, w); lg != lang {
-			lex = lex[:words[len(words)-1].lex]
+		lg := byte('e')
+		if node >= 0 && partNodes[node].en.kind != 0 {
+			lex = append(lex, partNodes[node].en)
+		} else {
+			lex, lg = s.lexemes(lex, start, e)
+		}
+		if lg != lang { // the words of one number are of one language
+			lex = lex[:last.lex]
 			break
 		}
 		words = append(words, spelledWord{end: e, lex: len(lex)})
 	}
 	s.lex, s.words = lex, words
 	for n := len(words); n > 0; n-- {
-		v, ok := parseNumber(lex[:words[n-1].lex])
-		if !ok {
+		v := words[n-1].val
+		if !words[n-1].ok {
 			continue
 		}
 		if v < 2 {
@@ -486,9 +504,60 @@ func (s *scanner) spelled(i, j int) (token, bool) {
 	return token{}, false
 }
 
-// spelledWord is a word of a spelled-out number: where it ends in the text
-// and where its lexemes end.
-type spelledWord struct{ end, lex int }
+// readPart reads the word at start while it can still be a number word:
+// the start of a word of partNodes or Swedish parts followed by such a
+// start (see numberWordPrefix) or, after "a", the start of "hundred" or a
+// scale word. It returns where it stopped reading, the node of partNodes
+// the word read leads to (-1: none) and whether the word read is still
+// viable.
+func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
+	var w []byte // the word read, lower-cased, once node is -1
+	e = start
+	for c := s.at(e); ; c = s.at(e) {
+		// Most letters: a–z (in either case) along the trie.
+		if d := uint32(c|0x20) - 'a'; d < 26 && node >= 0 {
+			if m := int(partNodes[node].next[d]); m != 0 && (!article || partNodes[m].scale) {
+				node = m
+				e++
+				continue
+			}
+		}
+		if !isLetter(c) {
+			return e, node, true
+		}
+		if node >= 0 {
+			var buf [utf8.UTFMax]byte
+			b := buf[:1]
+			if buf[0] = lowerASCII(byte(c)); c >= 0x80 {
+				b = buf[:utf8.EncodeRune(buf[:], toLower(c))]
+			}
+			for _, x := range b {
+				if node = partChild(node, x); node < 0 {
+					w = s.lower(s.f.r[start : e+1])
+					break
+				}
+			}
+		} else if c < 0x80 {
+			w = append(w, lowerASCII(byte(c)))
+		} else {
+			w = utf8.AppendRune(w, toLower(c))
+		}
+		if article && (node < 0 || !partNodes[node].scale) || node < 0 && !numberWordPrefix(w) {
+			return e, node, false
+		}
+		e++
+	}
+}
+
+// spelledWord is a word of a spelled-out number: where it ends in the text,
+// where its lexemes end, and the value of the words up to it when they form
+// a number (ok).
+type spelledWord struct {
+	_        [0]func() // not comparable: no equality function in the WASM guard
+	end, lex int
+	val      int64
+	ok       bool
+}
 
 var pointWords = newWordSet(map[string]string{"point": "", "dot": "", "komma": ""})
 
@@ -504,7 +573,7 @@ func (s *scanner) spelledFraction(end int) (string, int, bool) {
 	}
 	j := s.alnumEnd(e + 1)
 	var buf [8]lexeme
-	l, lang := appendLex(buf[:0], s.lower(s.f.r[e+1:j]))
+	l, lang := s.lexemes(buf[:0], e+1, j)
 	if lang == 0 {
 		return "", 0, false
 	}
@@ -513,18 +582,6 @@ func (s *scanner) spelledFraction(end int) (string, int, bool) {
 		return "", 0, false
 	}
 	return strconv.FormatInt(v, 10), j, true
-}
-
-// continues reports whether the words read so far may still be followed by
-// more words of the same number: they form a number, or they end in "and"
-// or "a" ("two hundred and", "a"). A sequence that is no number and does not
-// end so cannot become one ("tjugo tjugo"), so the scanner stops reading.
-func continues(flat []lexeme) bool {
-	if k := flat[len(flat)-1].kind; k == lexAnd || k == lexArticle {
-		return true
-	}
-	_, ok := parseNumber(flat)
-	return ok
 }
 
 // parseNumber evaluates a whole sequence of lexemes as one number:
