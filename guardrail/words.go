@@ -82,12 +82,12 @@ func (s *scanner) nounAt(i int) string {
 }
 
 // wordStarts is a filter (a 64K-bit hash set) of how a word that may be a
-// number begins: the first three letters, lower-cased, of every number word,
-// ordinal, month name and currency code and of every run of Swedish number
-// parts ("tvåhundra…"), and two-letter such words whole ("en"). A word of
-// two or more letters whose beginning is not in it is prose, decided
-// without a look-up ("the", "eller", "månad"). "and" is left out: no number
-// starts with it (see parseGroup).
+// number begins: the first three letters, lower-cased, and the length (2, 3,
+// or more letters) of every number word, ordinal, month name and currency
+// code and of every run of Swedish number parts ("tvåhundra…"). A word of
+// two or more letters whose start is not in it is prose, decided without a
+// look-up ("the", "eller", "månad"). "and" is left out: no number starts
+// with it (see parseGroup), and "andra" is longer.
 var wordStarts = func() (t [1 << 10]uint64) {
 	add := func(w []rune) {
 		if key, ok := startKey(w); ok {
@@ -104,22 +104,20 @@ var wordStarts = func() (t [1 << 10]uint64) {
 		for b := range swedishParts {
 			add([]rune(a + b))
 		}
-		if w := []rune(a); len(w) == 2 {
-			add(w)
-		}
+		add([]rune(a))
 	}
 	return t
 }()
 
 // startKey packs the first (up to) three lower-cased letters of a word of
-// two or more letters and their count; ok is false when the word is shorter
-// or one of them lies beyond Latin-1.
+// two or more letters and its length, counting four for longer words; ok is
+// false when the word is shorter or one of them lies beyond Latin-1.
 func startKey(w []rune) (key uint32, ok bool) {
 	n := min(len(w), 3)
 	if n < 2 {
 		return 0, false
 	}
-	key = uint32(n) << 24
+	key = uint32(min(len(w), 4)) << 24
 	for k, c := range w[:n] {
 		c = latinLower(c)
 		if c >= 0x100 {
@@ -176,6 +174,9 @@ func mayBeLatinNumber(w []rune) bool {
 	key := 2<<24 | uint32(latin[uint8(w[0])].lower) | uint32(latin[uint8(w[1])].lower)<<8
 	if len(w) > 2 {
 		key += 1<<24 | uint32(latin[uint8(w[2])].lower)<<16
+		if len(w) > 3 {
+			key += 1 << 24
+		}
 	}
 	h := startHash(key)
 	return wordStarts[h>>6]&(1<<(h&63)) != 0
