@@ -442,32 +442,36 @@ func (s *scanner) spelled(i, j int, lex []lexeme, lang byte) (token, bool) {
 		return token{}, false // no number starts with "and" (see parseGroup)
 	}
 	const maxWords = 12
-	// The lexemes of the words read are lex; word n ends at rune
-	// words[n].end, its lexemes at lex[words[n].lex]. "a" begins a number
-	// only before "hundred" or a scale word, so after it only their
-	// beginnings are read.
-	words := append(s.words[:0], spelledWord{end: j, lex: len(lex)})
-	for {
+	// Words are read while they may still form one number: the longest
+	// run of them that does ends at rune best (0: none), has the value val
+	// and bestWords words. "a" begins a number only before "hundred" or a
+	// scale word, so after it only their beginnings are read.
+	var val int64
+	best, bestWords, end := 0, 0, j
+	for words := 1; ; words++ {
 		// More words may follow a number, or words that end in "and" or
-		// "a" ("two hundred and", "a"), which form none; other words that
-		// form no number cannot become one ("tjugo tjugo").
-		last := &words[len(words)-1]
+		// "a" where a number may go on ("two hundred and", "a"), which
+		// form none; other words that form no number cannot become one
+		// ("tjugo tjugo", "twenty one and").
 		if k := lex[len(lex)-1].kind; k != lexAnd && k != lexArticle {
-			if last.val, last.ok = parseNumber(lex); !last.ok {
+			v, ok := parseNumber(lex)
+			if !ok {
 				break
 			}
-		}
-		if len(words) == maxWords {
+			val, best, bestWords = v, end, words
+		} else if !openEnd(lex) {
 			break
 		}
-		if sep := s.at(last.end); sep != ' ' && sep != '-' || !isLetter(s.at(last.end+1)) {
+		if words == maxWords {
 			break
 		}
-		article := len(lex) == 1 && lex[0].kind == lexArticle
+		if sep := s.at(end); sep != ' ' && sep != '-' || !isLetter(s.at(end+1)) {
+			break
+		}
 		// Read the next word only while it can still be a number word,
 		// so that "five users" is final without seeing the end of "users".
-		start := last.end + 1
-		e, node, viable := s.readPart(start, article)
+		start := end + 1
+		e, node, viable := s.readPart(start, words == 1 && lex[0].kind == lexArticle)
 		if e == start || !viable || isAlnum(s.at(e)) {
 			break // not a number word, or letters running into digits (a code)
 		}
@@ -478,31 +482,41 @@ func (s *scanner) spelled(i, j int, lex []lexeme, lang byte) (token, bool) {
 			lex, lg = s.lexemes(lex, start, e)
 		}
 		if lg != lang { // the words of one number are of one language
-			lex = lex[:last.lex]
 			break
 		}
-		words = append(words, spelledWord{end: e, lex: len(lex)})
+		end = e
 	}
-	s.lex, s.words = lex, words
-	for n := len(words); n > 0; n-- {
-		v := words[n-1].val
-		if !words[n-1].ok {
-			continue
-		}
-		if v < 2 {
-			return token{}, false
-		}
-		t := token{start: i, end: words[n-1].end, canon: strconv.FormatInt(v, 10), kind: KindWords}
-		if frac, e, ok := s.spelledFraction(t.end); ok {
-			t.canon, t.end = decimal(t.canon, frac), e
-		}
-		s.quantity(&t, "")
-		if v <= 10 && n == 1 && t.kind == KindWords && t.unit == "" && t.period == "" && t.canon == strconv.FormatInt(v, 10) {
-			t.noun = s.nounAt(t.end)
-		}
-		return t, true
+	s.lex = lex
+	if best == 0 || val < 2 {
+		return token{}, false
 	}
-	return token{}, false
+	t := token{start: i, end: best, canon: strconv.FormatInt(val, 10), kind: KindWords}
+	if frac, e, ok := s.spelledFraction(t.end); ok {
+		t.canon, t.end = decimal(t.canon, frac), e
+	}
+	s.quantity(&t, "")
+	if val <= 10 && bestWords == 1 && t.kind == KindWords && t.unit == "" && t.period == "" && t.canon == strconv.FormatInt(val, 10) {
+		t.noun = s.nounAt(t.end)
+	}
+	return t, true
+}
+
+// openEnd reports whether lexemes that end in "and" or "a" may still
+// become a number (see parseNumber): "and" must follow "hundred" or a scale
+// ("two hundred and", "a million and"), "a" must begin a group: come first
+// or after a scale, with or without "and" ("a", "two million and a").
+func openEnd(l []lexeme) bool {
+	kind := func(n int) int {
+		if n < 0 {
+			return 0
+		}
+		return l[n].kind
+	}
+	n := len(l) - 1
+	if l[n].kind == lexAnd {
+		return kind(n-1) == lexHundred || kind(n-1) == lexScale
+	}
+	return n == 0 || kind(n-1) == lexScale || kind(n-1) == lexAnd && kind(n-2) == lexScale
 }
 
 // readPart reads the word at start while it can still be a number word:
@@ -548,16 +562,6 @@ func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 		}
 		e++
 	}
-}
-
-// spelledWord is a word of a spelled-out number: where it ends in the text,
-// where its lexemes end, and the value of the words up to it when they form
-// a number (ok).
-type spelledWord struct {
-	_        [0]func() // not comparable: no equality function in the WASM guard
-	end, lex int
-	val      int64
-	ok       bool
 }
 
 var pointWords = newWordSet(map[string]string{"point": "", "dot": "", "komma": ""})
