@@ -27,14 +27,15 @@ func (s *scanner) word(i int) (token, int, bool) {
 		}
 		return token{}, end, false
 	}
-	if !mayBeNumber(s.f.r[i:j]) {
-		return token{}, j, false // most prose words: no number word starts so
-	}
 	// No ordinal, month name or currency code is also an English number
 	// word, so after one only a spelled-out number may start here.
-	lex, lang := s.lexemes(s.lex[:0], i, j)
-	if lang != 'e' {
-		if lang == 0 && !numberWords.has(s.scratch) {
+	lex, lang := s.lex[:0], byte('e')
+	if l := englishWord(s.f.r[i:j]); l.kind != 0 {
+		lex = append(lex, l)
+	} else if !mayBeNumber(s.f.r[i:j]) {
+		return token{}, j, false // most prose words: no number word starts so
+	} else {
+		if lex, lang = s.lexemes(lex, i, j); lang == 0 && !numberWords.has(s.scratch) {
 			return token{}, j, false // the other prose words
 		}
 		if unicode.IsUpper(s.at(i)) {
@@ -346,13 +347,15 @@ func numberWordPrefix(w []byte) bool {
 // language: 'e' English, 's' Swedish, 0 when it is no number word (and dst
 // as it was). A word that is not English is left lower-cased in s.scratch.
 func (s *scanner) lexemes(dst []lexeme, i, j int) ([]lexeme, byte) {
-	if l := englishWord(s.f.r[i:j]); l.kind != 0 {
+	w := s.f.r[i:j]
+	if l := englishWord(w); l.kind != 0 {
 		return append(dst, l), 'e'
 	}
-	if d, ok := appendSwedish(dst, s.lower(s.f.r[i:j])); ok {
-		return d, 's'
+	d, ok := appendSwedish(dst, s.lower(w))
+	if !ok {
+		return dst, 0
 	}
-	return dst, 0
+	return d, 's'
 }
 
 // englishWord returns the lexeme of the English number word w, in any case
@@ -506,17 +509,15 @@ func (s *scanner) spelled(i, j int, lex []lexeme, lang byte) (token, bool) {
 // ("two hundred and", "a million and"), "a" must begin a group: come first
 // or after a scale, with or without "and" ("a", "two million and a").
 func openEnd(l []lexeme) bool {
-	kind := func(n int) int {
-		if n < 0 {
-			return 0
-		}
-		return l[n].kind
+	n := len(l)
+	var before [2]int // the kinds of the two lexemes before the last (0: none)
+	for k := range min(n-1, 2) {
+		before[k] = l[n-2-k].kind
 	}
-	n := len(l) - 1
-	if l[n].kind == lexAnd {
-		return kind(n-1) == lexHundred || kind(n-1) == lexScale
+	if l[n-1].kind == lexAnd {
+		return before[0] == lexHundred || before[0] == lexScale
 	}
-	return n == 0 || kind(n-1) == lexScale || kind(n-1) == lexAnd && kind(n-2) == lexScale
+	return n == 1 || before[0] == lexScale || before[0] == lexAnd && before[1] == lexScale
 }
 
 // readPart reads the word at start while it can still be a number word:
@@ -527,13 +528,12 @@ func openEnd(l []lexeme) bool {
 // viable.
 func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 	var w []byte // the word read, lower-cased, once node is -1
-	e = start
-	for c := s.at(e); ; c = s.at(e) {
+	for e = start; ; e++ {
+		c := s.at(e)
 		// Most letters: a–z (in either case) along the trie.
 		if d := uint32(c|0x20) - 'a'; d < 26 && node >= 0 {
 			if m := int(partNodes[node].next[d]); m != 0 && (!article || partNodes[m].scale) {
 				node = m
-				e++
 				continue
 			}
 		}
@@ -560,7 +560,6 @@ func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 		if article && (node < 0 || !partNodes[node].scale) || node < 0 && !numberWordPrefix(w) {
 			return e, node, false
 		}
-		e++
 	}
 }
 
@@ -597,6 +596,9 @@ func (s *scanner) spelledFraction(end int) (string, int, bool) {
 //
 // A scale with no group before it counts once ("tusen", "a thousand").
 func parseNumber(l []lexeme) (int64, bool) {
+	if len(l) == 1 && l[0].kind <= lexScale {
+		return l[0].val, true // one word: a small number, hundred or a scale
+	}
 	var total int64
 	lastScale := int64(1e18)
 	i := 0
