@@ -30,13 +30,11 @@ func (s *scanner) word(i int) (token, int, bool) {
 	// No ordinal, month name or currency code is also an English number
 	// word, so after one only a spelled-out number may start here.
 	lex, lang := s.lex[:0], byte('e')
-	if l := englishWord(s.f.r[i:j]); l.kind != 0 {
-		lex = append(lex, l)
-	} else if !mayBeNumber(s.f.r[i:j]) {
-		return token{}, j, false // most prose words: no number word starts so
+	if e, n := walkLetters(s.f.r, i, false); e == j && partNodes[n].en.kind != 0 {
+		lex = append(lex, partNodes[n].en)
 	} else {
 		if lex, lang = s.lexemes(lex, i, j); lang == 0 && !numberWords.has(s.scratch) {
-			return token{}, j, false // the other prose words
+			return token{}, j, false // prose
 		}
 		if unicode.IsUpper(s.at(i)) {
 			if t, next, ok := s.monthFirst(i); ok {
@@ -345,33 +343,23 @@ func numberWordPrefix(w []byte) bool {
 
 // lexemes appends the lexemes of the word [i,j) to dst and returns its
 // language: 'e' English, 's' Swedish, 0 when it is no number word (and dst
-// as it was). A word that is not English is left lower-cased in s.scratch.
+// as it was). A word that is not English is left lower-cased in s.scratch,
+// or none when wordStarts rules out every number word and ordinal, month
+// name or currency code.
 func (s *scanner) lexemes(dst []lexeme, i, j int) ([]lexeme, byte) {
 	w := s.f.r[i:j]
-	if l := englishWord(w); l.kind != 0 {
-		return append(dst, l), 'e'
+	if e, n := walkLetters(w, 0, false); e == len(w) && partNodes[n].en.kind != 0 {
+		return append(dst, partNodes[n].en), 'e'
+	}
+	s.scratch = s.scratch[:0]
+	if !mayBeNumber(w) {
+		return dst, 0 // most prose words: no number word starts so
 	}
 	d, ok := appendSwedish(dst, s.lower(w))
 	if !ok {
 		return dst, 0
 	}
 	return d, 's'
-}
-
-// englishWord returns the lexeme of the English number word w, in any case
-// (kind 0 when w is none).
-func englishWord(w []rune) lexeme {
-	n := 0
-	for _, c := range w {
-		d := uint32(c|0x20) - 'a' // c lower-cased, when an ASCII letter
-		if d >= 26 {
-			return lexeme{} // English number words are of ASCII letters
-		}
-		if n = int(partNodes[n].next[d]); n == 0 {
-			return lexeme{}
-		}
-	}
-	return partNodes[n].en
 }
 
 // lower writes the lower-case UTF-8 of r into the scanner's scratch buffer.
@@ -520,6 +508,25 @@ func openEnd(l []lexeme) bool {
 	return n == 1 || before[0] == lexScale || before[0] == lexAnd && before[1] == lexScale
 }
 
+// walkLetters follows the letters a–z (in either case) of r from start
+// along partNodes, only to the beginnings of "hundred" and the scale words
+// after "a", and returns where it stopped and the node it reached.
+func walkLetters(r []rune, start int, article bool) (e, node int) {
+	nodes := partNodes
+	for e = start; e < len(r); e++ {
+		d := uint32(r[e]|0x20) - 'a'
+		if d >= 26 {
+			break
+		}
+		m := int(nodes[node].next[d])
+		if m == 0 || article && !nodes[m].scale {
+			break
+		}
+		node = m
+	}
+	return e, node
+}
+
 // readPart reads the word at start while it can still be a number word:
 // the start of a word of partNodes or Swedish parts followed by such a
 // start (see numberWordPrefix) or, after "a", the start of "hundred" or a
@@ -528,15 +535,10 @@ func openEnd(l []lexeme) bool {
 // viable.
 func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 	var w []byte // the word read, lower-cased, once node is -1
-	for e = start; ; e++ {
+	e, node = walkLetters(s.f.r, start, article)
+	s.reads += e - start
+	for ; ; e++ {
 		c := s.at(e)
-		// Most letters: a–z (in either case) along the trie.
-		if d := uint32(c|0x20) - 'a'; d < 26 && node >= 0 {
-			if m := int(partNodes[node].next[d]); m != 0 && (!article || partNodes[m].scale) {
-				node = m
-				continue
-			}
-		}
 		if !isLetter(c) {
 			return e, node, true
 		}
