@@ -598,8 +598,14 @@ func (s *scanner) spelledFraction(end int) (string, int, bool) {
 //
 // A scale with no group before it counts once ("tusen", "a thousand").
 func parseNumber(l []lexeme) (int64, bool) {
-	if len(l) == 1 && l[0].kind <= lexScale {
+	switch {
+	case len(l) == 1 && l[0].kind <= lexScale:
 		return l[0].val, true // one word: a small number, hundred or a scale
+	case len(l) == 2 && l[0].kind <= lexTens && l[1].kind <= lexTens:
+		if l[0].kind == lexTens && l[1].kind == lexUnit {
+			return l[0].val + l[1].val, true
+		}
+		return 0, false // two small numbers, but for "twenty-one", are none
 	}
 	var total int64
 	lastScale := int64(1e18)

@@ -78,3 +78,21 @@ func TestOpenEndGoesOn(t *testing.T) {
 		}
 	}
 }
+
+func TestParseNumber(t *testing.T) {
+	for _, c := range []struct {
+		words string
+		want  int64 // 0: no number
+	}{
+		{"nine", 9}, {"twelve", 12}, {"twenty", 20}, {"hundred", 100}, {"thousand", 1000},
+		{"twenty one", 21}, {"twenty twenty", 0}, {"one two", 0}, {"ten one", 0}, {"twelve nine", 0},
+		{"one hundred", 100}, {"a hundred", 100}, {"thousand hundred", 1100}, {"hundred five", 105},
+		{"two thousand and five", 2005}, {"a million", 1000000}, {"thousand million", 0},
+	} {
+		var l []lexeme
+		fields(c.words, func(w string) { l = append(l, englishWords[w]) })
+		if v, ok := parseNumber(l); v != c.want || ok != (c.want != 0) {
+			t.Errorf("parseNumber(%q) = %d, %v, want %d", c.words, v, ok, c.want)
+		}
+	}
+}
