@@ -281,7 +281,8 @@ var swedishParts = func() map[string][]lexeme {
 // the lexeme of the English word and the lexemes of the Swedish part that
 // end there (kind 0, nil: none), and whether it begins "hundred" or a scale
 // word, the only words that may follow "a".
-var partNodes, partSym = func() (t []partNode, sym [256]uint8) {
+var partNodes = func() (t []partNode) {
+	sym := &partSym
 	m := map[string]string{}
 	for w := range englishWords {
 		m[w] = w
@@ -308,8 +309,11 @@ var partNodes, partSym = func() (t []partNode, sym [256]uint8) {
 			p.scale = p.scale || t[e.to].scale
 		}
 	}
-	return t, sym
+	return t
 }()
+
+// partSym holds the symbol of each byte in partNodes (0: none; 1–26: a–z).
+var partSym [256]uint8
 
 type partNode struct {
 	next  [32]int16
