@@ -116,13 +116,12 @@ type scanner struct {
 	r       []rune // f.r, read by at
 	final   bool
 	pastEnd bool
-	scratch []byte        // lower-cased words
-	buf     []byte        // the canonical form being written
-	lex     []lexeme      // the lexemes of the spelled-out number being read
-	words   []spelledWord // and its words
-	prefix  string        // the currency written before the number being read
-	toks    []token       // the numbers found by scan
-	reads   int           // runes looked at, for the test that scanning is linear
+	scratch []byte   // lower-cased words
+	buf     []byte   // the canonical form being written
+	lex     []lexeme // the lexemes of the spelled-out number being read
+	prefix  string   // the currency written before the number being read
+	toks    []token  // the numbers found by scan
+	reads   int      // runes looked at, for the test that scanning is linear
 }
 
 func (s *scanner) at(i int) rune {

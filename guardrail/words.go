@@ -27,32 +27,39 @@ func (s *scanner) word(i int) (token, int, bool) {
 		}
 		return token{}, end, false
 	}
-	if !mayBeNumber(s.f.r[i:j]) {
-		return token{}, j, false // most prose words: no number word starts so
-	}
-	if w := s.lower(s.f.r[i:j]); !numberWords.has(w) && !swedishNumber(w) {
-		return token{}, j, false // the other prose words
-	}
-	if unicode.IsUpper(s.at(i)) {
-		if t, next, ok := s.monthFirst(i); ok {
-			return t, next, true
+	// No ordinal, month name or currency code is also an English number
+	// word, so after one only a spelled-out number may start here.
+	lex, lang := s.lex[:0], byte('e')
+	if e, n := walkLetters(s.f.r, i, false); e == j && partNodes[n].en.kind != 0 {
+		lex = append(lex, partNodes[n].en)
+	} else {
+		if lex, lang = s.lexemes(lex, i, j); lang == 0 && !numberWords.has(s.scratch) {
+			return token{}, j, false // prose
 		}
-		if unit, e, ok := s.read(currencyCodes, i); ok && e == j {
-			if t, next, ok := s.prefixed(i, e, unit); ok {
+		if unicode.IsUpper(s.at(i)) {
+			if t, next, ok := s.monthFirst(i); ok {
 				return t, next, true
 			}
+			if unit, e, ok := s.read(currencyCodes, i); ok && e == j {
+				if t, next, ok := s.prefixed(i, e, unit); ok {
+					return t, next, true
+				}
+			}
+		}
+		// An ordinal word counts before a noun ("third place", "tredje
+		// kvartalet"), not as a marker of a list ("Third, …").
+		if v, e, ok := s.read(ordinalWords, i); ok && e == j {
+			t := s.ordinalToken(i, e, v)
+			if t.kind == KindQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
+				return t, t.end, true
+			}
+			return token{}, j, false
+		}
+		if lang == 0 {
+			return token{}, j, false
 		}
 	}
-	// An ordinal word counts before a noun ("third place", "tredje
-	// kvartalet"), not as a marker of a list ("Third, …").
-	if v, e, ok := s.read(ordinalWords, i); ok && e == j {
-		t := s.ordinalToken(i, e, v)
-		if t.kind == KindQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
-			return t, t.end, true
-		}
-		return token{}, j, false
-	}
-	if t, ok := s.spelled(i, j); ok {
+	if t, ok := s.spelled(i, j, lex, lang); ok {
 		return t, t.end, true
 	}
 	return token{}, j, false
@@ -74,12 +81,12 @@ func (s *scanner) nounAt(i int) string {
 }
 
 // wordStarts is a filter (a 64K-bit hash set) of how a word that may be a
-// number begins: the first three letters, lower-cased, of every number word,
-// ordinal, month name and currency code and of every run of Swedish number
-// parts ("tvåhundra…"), and two-letter such words whole ("en"). A word of
-// two or more letters whose beginning is not in it is prose, decided
-// without a look-up ("the", "eller", "månad"). "and" is left out: no number
-// starts with it (see parseGroup).
+// number begins: the first three letters, lower-cased, and the length (2, 3,
+// or more letters) of every number word, ordinal, month name and currency
+// code and of every run of Swedish number parts ("tvåhundra…"). A word of
+// two or more letters whose start is not in it is prose, decided without a
+// look-up ("the", "eller", "månad"). "and" is left out: no number starts
+// with it (see parseGroup), and "andra" is longer.
 var wordStarts = func() (t [1 << 10]uint64) {
 	add := func(w []rune) {
 		if key, ok := startKey(w); ok {
@@ -96,22 +103,20 @@ var wordStarts = func() (t [1 << 10]uint64) {
 		for b := range swedishParts {
 			add([]rune(a + b))
 		}
-		if w := []rune(a); len(w) == 2 {
-			add(w)
-		}
+		add([]rune(a))
 	}
 	return t
 }()
 
 // startKey packs the first (up to) three lower-cased letters of a word of
-// two or more letters and their count; ok is false when the word is shorter
-// or one of them lies beyond Latin-1.
+// two or more letters and its length, counting four for longer words; ok is
+// false when the word is shorter or one of them lies beyond Latin-1.
 func startKey(w []rune) (key uint32, ok bool) {
 	n := min(len(w), 3)
 	if n < 2 {
 		return 0, false
 	}
-	key = uint32(n) << 24
+	key = uint32(min(len(w), 4)) << 24
 	for k, c := range w[:n] {
 		c = latinLower(c)
 		if c >= 0x100 {
@@ -186,6 +191,9 @@ func mayBeLatinNumber(w []rune) bool {
 	key := 2<<24 | uint32(latinLowers[uint8(w[0])]) | uint32(latinLowers[uint8(w[1])])<<8
 	if len(w) > 2 {
 		key += 1<<24 | uint32(latinLowers[uint8(w[2])])<<16
+		if len(w) > 3 {
+			key += 1 << 24
+		}
 	}
 	h := startHash(key)
 	return wordStarts[h>>6]&(1<<(h&63)) != 0
@@ -219,7 +227,8 @@ func (s *scanner) alnumRun(i int) (end int, digit bool) {
 // numberWords are the words that the word step reads as a number, or as
 // the start of one or of a date, on their own: English number words,
 // ordinals, month names and currency codes. A word that is none of them
-// and no Swedish number (see swedishNumber) is prose.
+// and cannot be split into Swedish number parts (see appendSwedish) is
+// prose.
 var numberWords = func() *wordSet {
 	m := map[string]string{}
 	for w := range englishWords {
@@ -232,39 +241,6 @@ var numberWords = func() *wordSet {
 	}
 	return newWordSet(m)
 }()
-
-// swedishParts as a word set.
-var swedishPartSet = func() *wordSet {
-	m := map[string]string{}
-	for w := range swedishParts {
-		m[w] = ""
-	}
-	return newWordSet(m)
-}()
-
-// swedishNumber reports whether the lower-cased word w is written together
-// from Swedish number parts ("tvåhundrafemtio"). A word longer than 63
-// bytes is not checked: it is reported as one.
-func swedishNumber(w []byte) bool {
-	if len(w) > 63 {
-		return true
-	}
-	reach := uint64(1) // bit p: w[:p] is made of parts
-	for p := range w {
-		if reach&(1<<p) == 0 {
-			continue
-		}
-		for q, n := p, 0; q < len(w); q++ {
-			if n = swedishPartSet.child(n, w[q]); n < 0 {
-				break
-			}
-			if swedishPartSet.nodes[n].whole {
-				reach |= 1 << (q + 1)
-			}
-		}
-	}
-	return reach&(1<<len(w)) != 0
-}
 
 // lexeme kinds of spelled-out numbers.
 const (
@@ -317,61 +293,95 @@ var swedishParts = func() map[string][]lexeme {
 	return m
 }()
 
-const maxSwedishPart = len("miljarder")
-
-// numberParts holds the English number words and the Swedish parts.
-var numberParts = func() *wordSet {
+// partNodes is a byte trie of the English number words and the Swedish
+// parts; partNodes[0] is the root. A node holds the node after each byte
+// (0: none; by the symbol of the byte in partSym, the letters a–z first),
+// the lexeme of the English word and the lexemes of the Swedish part that
+// end there (kind 0, nil: none), and whether it begins "hundred" or a scale
+// word, the only words that may follow "a".
+var partNodes = func() (t []partNode) {
+	sym := &partSym
 	m := map[string]string{}
 	for w := range englishWords {
-		m[w] = ""
+		m[w] = w
 	}
 	for w := range swedishParts {
-		m[w] = ""
+		m[w] = w
 	}
-	return newWordSet(m)
-}()
-
-// isPrefix reports whether w is the start (or the whole) of a word of the
-// set.
-func (ws *wordSet) isPrefix(w []byte) bool {
-	n := 0
-	for _, b := range w {
-		if n = ws.child(n, b); n < 0 {
-			return false
+	ws := newWordSet(m)
+	for c := byte('a'); c <= 'z'; c++ {
+		sym[c] = c - 'a' + 1
+	}
+	next := uint8('z' - 'a' + 1)
+	t = make([]partNode, len(ws.nodes))
+	for n := len(t) - 1; n >= 0; n-- { // children before their parent
+		node, p := ws.nodes[n], &t[n]
+		p.en, p.sv = englishWords[node.value], swedishParts[node.value]
+		p.scale = p.en.kind == lexHundred || p.en.kind == lexScale
+		for _, e := range node.next {
+			if sym[e.b] == 0 {
+				next++
+				sym[e.b] = next
+			}
+			p.next[sym[e.b]-1] = int16(e.to)
+			p.scale = p.scale || t[e.to].scale
 		}
 	}
-	return true
+	return t
+}()
+
+// partSym holds the symbol of each byte in partNodes (0: none; 1–26: a–z).
+var partSym [256]uint8
+
+type partNode struct {
+	next  [32]int16
+	en    lexeme
+	sv    []lexeme
+	scale bool
+}
+
+// partChild returns the node after byte b from node n of partNodes, or -1.
+func partChild(n int, b byte) int {
+	if d := partSym[b]; d != 0 && partNodes[n].next[d-1] != 0 {
+		return int(partNodes[n].next[d-1])
+	}
+	return -1
 }
 
 // numberWordPrefix reports whether w is the start of a number word: of an
 // English one, or Swedish parts followed by the start of a part.
 func numberWordPrefix(w []byte) bool {
-	if numberParts.isPrefix(w) {
-		return true
-	}
-	for n := min(len(w)-1, maxSwedishPart); n >= 2; n-- {
-		if swedishPartSet.has(w[:n]) && numberWordPrefix(w[n:]) {
+	n := 0
+	for q := range w {
+		if n = partChild(n, w[q]); n < 0 {
+			return false
+		}
+		if q+1 < len(w) && partNodes[n].sv != nil && numberWordPrefix(w[q+1:]) {
 			return true
 		}
 	}
-	return false
+	return true
 }
 
-// appendLex appends the lexemes of one lower-cased word to dst and returns
-// its language ('e' English, 's' Swedish), or dst as it was and 0 when the
-// word is not (entirely) a number word. The words of one number are all of
-// one language.
-func appendLex(dst []lexeme, w []byte) ([]lexeme, byte) {
-	if !numberParts.isPrefix(w[:min(len(w), 2)]) {
+// lexemes appends the lexemes of the word [i,j) to dst and returns its
+// language: 'e' English, 's' Swedish, 0 when it is no number word (and dst
+// as it was). A word that is not English is left lower-cased in s.scratch,
+// or none when wordStarts rules out every number word and ordinal, month
+// name or currency code.
+func (s *scanner) lexemes(dst []lexeme, i, j int) ([]lexeme, byte) {
+	w := s.f.r[i:j]
+	if e, n := walkLetters(w, 0, false); e == len(w) && partNodes[n].en.kind != 0 {
+		return append(dst, partNodes[n].en), 'e'
+	}
+	s.scratch = s.scratch[:0]
+	if !mayBeNumber(w) {
+		return dst, 0 // most prose words: no number word starts so
+	}
+	d, ok := appendSwedish(dst, s.lower(w))
+	if !ok {
 		return dst, 0
 	}
-	if l, ok := englishWords[string(w)]; ok {
-		return append(dst, l), 'e'
-	}
-	if d, ok := appendSwedish(dst, w); ok {
-		return d, 's'
-	}
-	return dst, 0
+	return d, 's'
 }
 
 // lower writes the lower-case UTF-8 of r into the scanner's scratch buffer.
@@ -411,102 +421,171 @@ func lowerASCII(c byte) byte {
 // first, backtracking, and appends their lexemes to dst; false when it
 // cannot be split entirely.
 func appendSwedish(dst []lexeme, w []byte) ([]lexeme, bool) {
-	if len(w) == 0 {
-		return dst, false
+	var parts [len("miljarder")]int32 // parts[q-1]: the node of w[:q] when a part
+	n, last := 0, 0
+	for q := 0; q < len(w) && q < len(parts); q++ {
+		if n = partChild(n, w[q]); n < 0 {
+			break
+		}
+		if partNodes[n].sv != nil {
+			parts[q], last = int32(n), q+1
+		}
 	}
-	for n := min(len(w), maxSwedishPart); n >= 2; n-- {
-		p, ok := swedishParts[string(w[:n])]
-		if !ok {
+	for q := last; q > 0; q-- {
+		if parts[q-1] == 0 {
 			continue
 		}
-		if n == len(w) {
+		p := partNodes[parts[q-1]].sv
+		if q == len(w) {
 			return append(dst, p...), true
 		}
-		if d, ok := appendSwedish(append(dst, p...), w[n:]); ok {
+		if d, ok := appendSwedish(append(dst, p...), w[q:]); ok {
 			return d, true
 		}
 	}
 	return dst, false
 }
 
-// spelled reads a spelled-out number whose first word is [i,j): words joined
-// by single spaces or hyphens, as long as they still form one number. Only
-// values from two upwards count (SPEC §3 rule 5).
-func (s *scanner) spelled(i, j int) (token, bool) {
-	lex, lang := appendLex(s.lex[:0], s.lower(s.f.r[i:j]))
-	if lang == 0 {
-		return token{}, false
+// spelled reads a spelled-out number whose first word is [i,j), of the
+// lexemes lex in the language lang ('e' English, 's' Swedish): words joined
+// by single spaces or hyphens of the same language, as long as they still
+// form one number. Only values from two upwards count (SPEC §3 rule 5).
+func (s *scanner) spelled(i, j int, lex []lexeme, lang byte) (token, bool) {
+	if lex[0].kind == lexAnd {
+		return token{}, false // no number starts with "and" (see parseGroup)
 	}
 	const maxWords = 12
-	// The lexemes of the words read are lex; word n ends at rune
-	// words[n].end, its lexemes at lex[words[n].lex].
-	words := append(s.words[:0], spelledWord{end: j, lex: len(lex)})
-	for len(words) < maxWords && continues(lex) {
-		end := words[len(words)-1].end
-		sep := s.at(end)
-		if sep != ' ' && sep != '-' || !isLetter(s.at(end+1)) {
+	// Words are read while they may still form one number: the longest
+	// run of them that does ends at rune best (0: none), has the value val
+	// and bestWords words. "a" begins a number only before "hundred" or a
+	// scale word, so after it only their beginnings are read.
+	var val int64
+	best, bestWords, end := 0, 0, j
+	for words := 1; ; words++ {
+		// More words may follow a number, or words that end in "and" or
+		// "a" where a number may go on ("two hundred and", "a"), which
+		// form none; other words that form no number cannot become one
+		// ("tjugo tjugo", "twenty one and").
+		if k := lex[len(lex)-1].kind; k != lexAnd && k != lexArticle {
+			v, ok := parseNumber(lex)
+			if !ok {
+				break
+			}
+			val, best, bestWords = v, end, words
+		} else if !openEnd(lex) {
+			break
+		}
+		if words == maxWords {
+			break
+		}
+		if sep := s.at(end); sep != ' ' && sep != '-' || !isLetter(s.at(end+1)) {
 			break
 		}
 		// Read the next word only while it can still be a number word,
 		// so that "five users" is final without seeing the end of "users".
-		e := end + 1
-		w := s.scratch[:0]
-		viable := true
-		node := 0 // in numberParts, while w is the start of a word of it
-		for c := s.at(e); isLetter(c); c = s.at(e) {
-			n := len(w)
-			if c < 0x80 {
-				w = append(w, lowerASCII(byte(c)))
-			} else {
-				w = utf8.AppendRune(w, toLower(c))
-			}
-			for _, b := range w[n:] {
-				if node >= 0 {
-					node = numberParts.child(node, b)
-				}
-			}
-			if node < 0 && !numberWordPrefix(w) {
-				viable = false
-				break
-			}
-			e++
-		}
-		s.scratch = w
-		if len(w) == 0 || !viable || isAlnum(s.at(e)) {
+		start := end + 1
+		e, node, viable := s.readPart(start, words == 1 && lex[0].kind == lexArticle)
+		if e == start || !viable || isAlnum(s.at(e)) {
 			break // not a number word, or letters running into digits (a code)
 		}
-		var lg byte
-		if lex, lg = appendLex(lex, w); lg != lang {
-			lex = lex[:words[len(words)-1].lex]
+		lg := byte('e')
+		if node >= 0 && partNodes[node].en.kind != 0 {
+			lex = append(lex, partNodes[node].en)
+		} else {
+			lex, lg = s.lexemes(lex, start, e)
+		}
+		if lg != lang { // the words of one number are of one language
 			break
 		}
-		words = append(words, spelledWord{end: e, lex: len(lex)})
+		end = e
 	}
-	s.lex, s.words = lex, words
-	for n := len(words); n > 0; n-- {
-		v, ok := parseNumber(lex[:words[n-1].lex])
-		if !ok {
-			continue
-		}
-		if v < 2 {
-			return token{}, false
-		}
-		t := token{start: i, end: words[n-1].end, canon: strconv.FormatInt(v, 10), kind: KindWords}
-		if frac, e, ok := s.spelledFraction(t.end); ok {
-			t.canon, t.end = decimal(t.canon, frac), e
-		}
-		s.quantity(&t, "")
-		if v <= 10 && n == 1 && t.kind == KindWords && t.unit == "" && t.period == "" && t.canon == strconv.FormatInt(v, 10) {
-			t.noun = s.nounAt(t.end)
-		}
-		return t, true
+	s.lex = lex
+	if best == 0 || val < 2 {
+		return token{}, false
 	}
-	return token{}, false
+	t := token{start: i, end: best, canon: strconv.FormatInt(val, 10), kind: KindWords}
+	if frac, e, ok := s.spelledFraction(t.end); ok {
+		t.canon, t.end = decimal(t.canon, frac), e
+	}
+	s.quantity(&t, "")
+	if val <= 10 && bestWords == 1 && t.kind == KindWords && t.unit == "" && t.period == "" && t.canon == strconv.FormatInt(val, 10) {
+		t.noun = s.nounAt(t.end)
+	}
+	return t, true
 }
 
-// spelledWord is a word of a spelled-out number: where it ends in the text
-// and where its lexemes end.
-type spelledWord struct{ end, lex int }
+// openEnd reports whether lexemes that end in "and" or "a" may still
+// become a number (see parseNumber): "and" must follow "hundred" or a scale
+// ("two hundred and", "a million and"), "a" must begin a group: come first
+// or after a scale, with or without "and" ("a", "two million and a").
+func openEnd(l []lexeme) bool {
+	n := len(l)
+	var before [2]int // the kinds of the two lexemes before the last (0: none)
+	for k := range min(n-1, 2) {
+		before[k] = l[n-2-k].kind
+	}
+	if l[n-1].kind == lexAnd {
+		return before[0] == lexHundred || before[0] == lexScale
+	}
+	return n == 1 || before[0] == lexScale || before[0] == lexAnd && before[1] == lexScale
+}
+
+// walkLetters follows the letters a–z (in either case) of r from start
+// along partNodes, only to the beginnings of "hundred" and the scale words
+// after "a", and returns where it stopped and the node it reached.
+func walkLetters(r []rune, start int, article bool) (e, node int) {
+	nodes := partNodes
+	for e = start; e < len(r); e++ {
+		d := uint32(r[e]|0x20) - 'a'
+		if d >= 26 {
+			break
+		}
+		m := int(nodes[node].next[d])
+		if m == 0 || article && !nodes[m].scale {
+			break
+		}
+		node = m
+	}
+	return e, node
+}
+
+// readPart reads the word at start while it can still be a number word:
+// the start of a word of partNodes or Swedish parts followed by such a
+// start (see numberWordPrefix) or, after "a", the start of "hundred" or a
+// scale word. It returns where it stopped reading, the node of partNodes
+// the word read leads to (-1: none) and whether the word read is still
+// viable.
+func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
+	var w []byte // the word read, lower-cased, once node is -1
+	e, node = walkLetters(s.f.r, start, article)
+	s.reads += e - start
+	for ; ; e++ {
+		c := s.at(e)
+		if !isLetter(c) {
+			return e, node, true
+		}
+		if node >= 0 {
+			var buf [utf8.UTFMax]byte
+			b := buf[:1]
+			if buf[0] = lowerASCII(byte(c)); c >= 0x80 {
+				b = buf[:utf8.EncodeRune(buf[:], toLower(c))]
+			}
+			for _, x := range b {
+				if node = partChild(node, x); node < 0 {
+					w = s.lower(s.f.r[start : e+1])
+					break
+				}
+			}
+		} else if c < 0x80 {
+			w = append(w, lowerASCII(byte(c)))
+		} else {
+			w = utf8.AppendRune(w, toLower(c))
+		}
+		if article && (node < 0 || !partNodes[node].scale) || node < 0 && !numberWordPrefix(w) {
+			return e, node, false
+		}
+	}
+}
 
 var pointWords = newWordSet(map[string]string{"point": "", "dot": "", "komma": ""})
 
@@ -522,7 +601,7 @@ func (s *scanner) spelledFraction(end int) (string, int, bool) {
 	}
 	j := s.alnumEnd(e + 1)
 	var buf [8]lexeme
-	l, lang := appendLex(buf[:0], s.lower(s.f.r[e+1:j]))
+	l, lang := s.lexemes(buf[:0], e+1, j)
 	if lang == 0 {
 		return "", 0, false
 	}
@@ -533,18 +612,6 @@ func (s *scanner) spelledFraction(end int) (string, int, bool) {
 	return strconv.FormatInt(v, 10), j, true
 }
 
-// continues reports whether the words read so far may still be followed by
-// more words of the same number: they form a number, or they end in "and"
-// or "a" ("two hundred and", "a"). A sequence that is no number and does not
-// end so cannot become one ("tjugo tjugo"), so the scanner stops reading.
-func continues(flat []lexeme) bool {
-	if k := flat[len(flat)-1].kind; k == lexAnd || k == lexArticle {
-		return true
-	}
-	_, ok := parseNumber(flat)
-	return ok
-}
-
 // parseNumber evaluates a whole sequence of lexemes as one number:
 //
 //	number  = { group scale [and] } [ group ]   (scales strictly decreasing)
@@ -553,6 +620,15 @@ func continues(flat []lexeme) bool {
 //
 // A scale with no group before it counts once ("tusen", "a thousand").
 func parseNumber(l []lexeme) (int64, bool) {
+	switch {
+	case len(l) == 1 && l[0].kind <= lexScale:
+		return l[0].val, true // one word: a small number, hundred or a scale
+	case len(l) == 2 && l[0].kind <= lexTens && l[1].kind <= lexTens:
+		if l[0].kind == lexTens && l[1].kind == lexUnit {
+			return l[0].val + l[1].val, true
+		}
+		return 0, false // two small numbers, but for "twenty-one", are none
+	}
 	var total int64
 	lastScale := int64(1e18)
 	i := 0

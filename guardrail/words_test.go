@@ -1,0 +1,98 @@
+package guardrail
+
+import "testing"
+
+// TestSpelledStopsOnlyWhenNoNumberCanFollow checks the two rules by which
+// spelled stops reading words that form no number yet: words that end in
+// "and" or "a" where openEnd says no number can go on ("twenty one and"),
+// and "a" followed by anything but "hundred" or a scale. No longer sequence
+// that starts so may form a number, or stopping early would change what is
+// read.
+func TestSpelledStopsOnlyWhenNoNumberCanFollow(t *testing.T) {
+	alphabet := []lexeme{
+		{lexUnit, 1}, {lexUnit, 5}, {lexTeen, 12}, {lexTens, 20}, {lexHundred, 100},
+		{lexScale, 1e3}, {lexScale, 1e6}, {lexAnd, 0}, {lexArticle, 1},
+	}
+	maxPrefix, maxMore := 4, 3
+	if testing.Short() {
+		maxMore = 2
+	}
+	// all returns every sequence of 1 to n lexemes of the alphabet.
+	all := func(n int) [][]lexeme {
+		out := [][]lexeme{}
+		last := [][]lexeme{{}}
+		for range n {
+			var next [][]lexeme
+			for _, l := range last {
+				for _, x := range alphabet {
+					next = append(next, append(append([]lexeme{}, l...), x))
+				}
+			}
+			out, last = append(out, next...), next
+		}
+		return out
+	}
+	more := append(all(maxMore), nil)
+	stops, opens := 0, 0
+	for _, l := range all(maxPrefix) {
+		k := l[len(l)-1].kind
+		stop := (k == lexAnd || k == lexArticle) && !openEnd(l)
+		if len(l) >= 2 && l[0].kind == lexArticle && l[1].kind != lexHundred && l[1].kind != lexScale {
+			stop = true
+		}
+		if !stop {
+			if k == lexAnd || k == lexArticle {
+				opens++
+			}
+			continue
+		}
+		stops++
+		for _, m := range more {
+			seq := append(append([]lexeme{}, l...), m...)
+			if v, ok := parseNumber(seq); ok {
+				t.Fatalf("spelled stops after %v, but %v is the number %d", l, seq, v)
+			}
+		}
+	}
+	if stops == 0 || opens == 0 {
+		t.Fatalf("%d sequences stop and %d go on: the alphabet does not test both", stops, opens)
+	}
+}
+
+// TestOpenEndGoesOn checks that openEnd keeps reading where a number may
+// still follow.
+func TestOpenEndGoesOn(t *testing.T) {
+	for _, words := range []string{
+		"two hundred and five", "a thousand and one", "one million and a hundred",
+		"a hundred", "two thousand a hundred",
+	} {
+		var l []lexeme
+		fields(words, func(w string) { l = append(l, englishWords[w]) })
+		for n := 1; n < len(l); n++ {
+			if k := l[n-1].kind; (k == lexAnd || k == lexArticle) && !openEnd(l[:n]) {
+				t.Errorf("%q: openEnd stops after %d words", words, n)
+			}
+		}
+		if _, ok := parseNumber(l); !ok {
+			t.Errorf("%q is no number", words)
+		}
+	}
+}
+
+func TestParseNumber(t *testing.T) {
+	for _, c := range []struct {
+		words string
+		want  int64 // 0: no number
+	}{
+		{"nine", 9}, {"twelve", 12}, {"twenty", 20}, {"hundred", 100}, {"thousand", 1000},
+		{"twenty one", 21}, {"twenty twenty", 0}, {"one two", 0}, {"ten one", 0}, {"twelve nine", 0},
+		{"one hundred", 100}, {"a hundred", 100}, {"thousand hundred", 1100}, {"hundred five", 105},
+		{"two thousand and five", 2005}, {"a million", 1000000}, {"thousand million", 0},
+	} {
+		var l []lexeme
+		fields(c.words, func(w string) { l = append(l, englishWords[w]) })
+		if v, ok := parseNumber(l); v != c.want || ok != (c.want != 0) {
+			t.Errorf("parseNumber(%q) = %d, %v, want %d", c.words, v, ok, c.want)
+		}
+	}
+}
