@@ -60,8 +60,8 @@ type attrs struct{ unit, period string }
 type Source struct {
 	Text    string
 	Numbers []Number
-	index   []indexSlot // by value: open addressing on the FNV-1a hash
-	filter  keyFilter   // of the values, to pass over a source quickly
+	index   []indexSlot         // by value: open addressing on the FNV-1a hash
+	filter  keyFilter           // of the values, to pass over a source quickly
 	counted map[string][]string // noun → values the snippet binds to it
 	lower   string              // the text in lower case, for month names
 }
