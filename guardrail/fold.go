@@ -125,14 +125,13 @@ func (f *folded) fold(s string) {
 			// it is, and its place is implied: eight bytes at a time,
 			// then byte by byte.
 			for ; i+8 <= len(s) && n+8 <= len(r); i, n = i+8, n+8 {
-				w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-					uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-				if w&0x8080808080808080 != 0 {
+				b := s[i : i+8]
+				if b[0]|b[1]|b[2]|b[3]|b[4]|b[5]|b[6]|b[7] >= 0x80 {
 					break
 				}
 				d := r[n : n+8 : n+8]
-				d[0], d[1], d[2], d[3] = rune(w&0x7f), rune(w>>8&0x7f), rune(w>>16&0x7f), rune(w>>24&0x7f)
-				d[4], d[5], d[6], d[7] = rune(w>>32&0x7f), rune(w>>40&0x7f), rune(w>>48&0x7f), rune(w>>56)
+				d[0], d[1], d[2], d[3] = rune(b[0]), rune(b[1]), rune(b[2]), rune(b[3])
+				d[4], d[5], d[6], d[7] = rune(b[4]), rune(b[5]), rune(b[6]), rune(b[7])
 			}
 			for ; i < len(s) && s[i] < 0x80; i++ {
 				r[n] = rune(s[i])
