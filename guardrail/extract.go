@@ -2,6 +2,7 @@ package guardrail
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -36,6 +37,7 @@ func scanText(text string, use func([]token, *folded)) {
 	f.fold(text)
 	s.final, s.prefix = true, ""
 	s.toks = s.toks[:0]
+	s.canons = strings.Builder{} // the last text's numbers keep theirs
 	s.scan(0)
 	use(s.toks, f)
 	if cap(f.r) <= maxSpare {
@@ -116,12 +118,13 @@ type scanner struct {
 	r       []rune // f.r, read by at
 	final   bool
 	pastEnd bool
-	scratch []byte   // lower-cased words
-	buf     []byte   // the canonical form being written
-	lex     []lexeme // the lexemes of the spelled-out number being read
-	prefix  string   // the currency written before the number being read
-	toks    []token  // the numbers found by scan
-	reads   int      // runes looked at, for the test that scanning is linear
+	scratch []byte          // lower-cased words
+	buf     []byte          // the canonical form being written
+	lex     []lexeme        // the lexemes of the spelled-out number being read
+	prefix  string          // the currency written before the number being read
+	toks    []token         // the numbers found by scan
+	canons  strings.Builder // canonical forms not spelled as such in the text
+	reads   int             // runes looked at, for the test that scanning is linear
 }
 
 func (s *scanner) at(i int) rune {
@@ -806,7 +809,13 @@ func (s *scanner) intern(b []byte, i int) string {
 			return src[p:q]
 		}
 	}
-	return string(b)
+	// Else a slice of one string written for the whole scan: a Builder
+	// never overwrites what it returned, so the slices stay valid while
+	// it grows, and a text costs one allocation per doubling, not one per
+	// number.
+	n := s.canons.Len()
+	s.canons.Write(b)
+	return s.canons.String()[n:]
 }
 
 // decimal is the canonical form of a decimal: '.' as the mark, trailing
