@@ -716,7 +716,11 @@ func (s *scanner) numeric(i, k int) token {
 		}
 	}
 	s.buf = b
-	t.canon = s.intern(b, i)
+	if spaced {
+		t.canon = s.keep(b) // never spelled so: the text has spaces
+	} else {
+		t.canon = s.intern(b, i)
+	}
 	return t
 }
 
@@ -809,10 +813,14 @@ func (s *scanner) intern(b []byte, i int) string {
 			return src[p:q]
 		}
 	}
-	// Else a slice of one string written for the whole scan: a Builder
-	// never overwrites what it returned, so the slices stay valid while
-	// it grows, and a text costs one allocation per doubling, not one per
-	// number.
+	return s.keep(b)
+}
+
+// keep returns b as a slice of one string written for the whole scan: a
+// Builder never overwrites what it returned, so the slices stay valid while
+// it grows, and a text costs one allocation per doubling, not one per
+// number.
+func (s *scanner) keep(b []byte) string {
 	n := s.canons.Len()
 	s.canons.Write(b)
 	return s.canons.String()[n:]
