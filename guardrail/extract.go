@@ -145,6 +145,34 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 	s.r = s.f.r
 	n := len(s.r)
 	for i < n {
+		if isDigit(s.r[i]) {
+			// A plain integer (see plainInteger) is read here, without a
+			// step: the common case of a number, and most of a list of
+			// numbers.
+			k := i + 1
+			for k < n && isDigit(s.r[k]) {
+				k++
+			}
+			if s.plainInteger(i, k) {
+				s.reads += k - i + 2
+				s.toks = append(s.toks, token{start: i, end: k, canon: s.digitString(i, k), kind: KindInteger})
+				i = k
+				continue
+			}
+			if k < n || s.final { // the run is complete: on with the other shapes
+				s.reads += k - i + 1
+				s.pastEnd = false
+				t, next, ok := s.shapes(i, k)
+				if s.pastEnd {
+					return i, true
+				}
+				if ok {
+					s.toks = append(s.toks, t)
+				}
+				i = next
+				continue
+			}
+		}
 		if j := s.prose(i); j > i {
 			i = j
 			continue
@@ -340,6 +368,12 @@ func (s *scanner) number(i int) (token, int, bool) {
 		t := token{start: i, end: k, canon: s.digitString(i, k), kind: KindInteger, unit: s.prefix}
 		return t, k, true
 	}
+	return s.shapes(i, k)
+}
+
+// shapes reads what starts with the run of digits [i,k) when it is not a
+// plain integer.
+func (s *scanner) shapes(i, k int) (token, int, bool) {
 	if k-i <= 3 && k+1 < len(s.r) && s.r[k] == ' ' && isDigit(s.r[k+1]) && s.r[i] != '0' {
 		// "10 000": none of the shapes below but grouping starts so.
 		t := s.numeric(i, k)
