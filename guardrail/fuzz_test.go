@@ -46,6 +46,9 @@ func FuzzExtract(f *testing.F) {
 				}
 				continue
 			}
+			if n.Kind == KindPercent && strings.Contains(n.Canonical, ",") {
+				continue // a percent of an ambiguous shape keeps the shape ("1.000,000,000%")
+			}
 			if n.Kind == KindDate && (strings.HasPrefix(n.Canonical, "--") || len(n.Canonical) == len("2019-06")) {
 				continue
 			}
