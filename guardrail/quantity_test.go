@@ -18,7 +18,7 @@ type quantityCase struct {
 	Why      string   `json:"why"`
 }
 
-func readJSONL[T any](t *testing.T, path string) []T {
+func readJSONL[T any](t testing.TB, path string) []T {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -83,23 +83,31 @@ func TestQuantities(t *testing.T) {
 	}
 }
 
+// realCase is one labelled answer of ../shared/realdata/dev.jsonl.
+type realCase struct {
+	ID      string   `json:"id"`
+	Sources []string `json:"sources"`
+	Answer  string   `json:"answer"`
+	Expect  string   `json:"expect"`
+}
+
+// realAnswers reads ../shared/realdata/dev.jsonl, or skips when it is not
+// there.
+func realAnswers(t testing.TB) []realCase {
+	const path = "../../shared/realdata/dev.jsonl"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no %s (the labelled real answers live beside the project): %v", path, err)
+	}
+	return readJSONL[realCase](t, path)
+}
+
 // TestRealAnswers scores the guard on the human-labelled answers in
 // ../shared/realdata/dev.jsonl (kept outside the project for their
 // licences), when that file is there: every answer people found wrong is
 // blocked, and at least 97 % of the correct ones pass.
 func TestRealAnswers(t *testing.T) {
-	const path = "../../shared/realdata/dev.jsonl"
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("no %s (the labelled real answers live beside the project): %v", path, err)
-	}
-	type realCase struct {
-		ID      string   `json:"id"`
-		Sources []string `json:"sources"`
-		Answer  string   `json:"answer"`
-		Expect  string   `json:"expect"`
-	}
 	var blocks, blocked, passes, passed int
-	for _, c := range readJSONL[realCase](t, path) {
+	for _, c := range realAnswers(t) {
 		got := verdictWord(VerifyStrings(c.Answer, c.Sources))
 		switch c.Expect {
 		case "block":
