@@ -10,7 +10,11 @@ import (
 // ("A380", "COVID-19"), a spelled-out number ("ninety-nine", "två tusen",
 // "nittionio"), or a prose word.
 func (s *scanner) word(i int) (token, int, bool) {
-	j, hasDigit := s.alnumRun(i)
+	// The letters a–z that lead along partNodes are read once, for both
+	// the run of letters and digits and the English number word.
+	e, n := walkLetters(s.f.r, i, false)
+	s.reads += e - i
+	j, hasDigit := s.alnumRun(e)
 	// A compound of alphanumeric runs joined by single hyphens holds a
 	// code when any run has a digit ("COVID-19", "SE-123").
 	end := j
@@ -30,10 +34,10 @@ func (s *scanner) word(i int) (token, int, bool) {
 	// No ordinal, month name or currency code is also an English number
 	// word, so after one only a spelled-out number may start here.
 	lex, lang := s.lex[:0], byte('e')
-	if e, n := walkLetters(s.f.r, i, false); e == j && partNodes[n].en.kind != 0 {
+	if e == j && partNodes[n].en.kind != 0 {
 		lex = append(lex, partNodes[n].en)
 	} else {
-		if lex, lang = s.lexemes(lex, i, j); lang == 0 && !numberWords.has(s.scratch) {
+		if lex, lang = s.swedish(lex, i, j); lang == 0 && !numberWords.has(s.scratch) {
 			return token{}, j, false // prose
 		}
 		if unicode.IsUpper(s.at(i)) {
@@ -373,6 +377,12 @@ func (s *scanner) lexemes(dst []lexeme, i, j int) ([]lexeme, byte) {
 	if e, n := walkLetters(w, 0, false); e == len(w) && partNodes[n].en.kind != 0 {
 		return append(dst, partNodes[n].en), 'e'
 	}
+	return s.swedish(dst, i, j)
+}
+
+// swedish is lexemes for a word [i,j) that is no English number word.
+func (s *scanner) swedish(dst []lexeme, i, j int) ([]lexeme, byte) {
+	w := s.f.r[i:j]
 	s.scratch = s.scratch[:0]
 	if !mayBeNumber(w) {
 		return dst, 0 // most prose words: no number word starts so
@@ -461,6 +471,7 @@ func (s *scanner) spelled(i, j int, lex []lexeme, lang byte) (token, bool) {
 	// scale word, so after it only their beginnings are read.
 	var val int64
 	best, bestWords, end := 0, 0, j
+	follow := 0 // where the last English number word read (not "a") starts
 	for words := 1; ; words++ {
 		// More words may follow a number, or words that end in "and" or
 		// "a" where a number may go on ("two hundred and", "a"), which
@@ -491,8 +502,11 @@ func (s *scanner) spelled(i, j int, lex []lexeme, lang byte) (token, bool) {
 		lg := byte('e')
 		if node >= 0 && partNodes[node].en.kind != 0 {
 			lex = append(lex, partNodes[node].en)
+			if partNodes[node].en.kind != lexArticle {
+				follow = start
+			}
 		} else {
-			lex, lg = s.lexemes(lex, start, e)
+			lex, lg = s.swedish(lex, start, e) // no English word (see readPart)
 		}
 		if lg != lang { // the words of one number are of one language
 			break
@@ -504,10 +518,16 @@ func (s *scanner) spelled(i, j int, lex []lexeme, lang byte) (token, bool) {
 		return token{}, false
 	}
 	t := token{start: i, end: best, canon: strconv.FormatInt(val, 10), kind: KindWords}
-	if frac, e, ok := s.spelledFraction(t.end); ok {
-		t.canon, t.end = decimal(t.canon, frac), e
+	// A number followed by a space and another number word ("twenty
+	// twenty-one") has no decimals, percent, unit or period: none of
+	// them begins with an English number word but "a" (see
+	// TestNumberWordsBeginNoQuantity).
+	if follow != best+1 || s.r[best] != ' ' {
+		if frac, e, ok := s.spelledFraction(t.end); ok {
+			t.canon, t.end = decimal(t.canon, frac), e
+		}
+		s.quantity(&t, "")
 	}
-	s.quantity(&t, "")
 	if val <= 10 && bestWords == 1 && t.kind == KindWords && t.unit == "" && t.period == "" && t.canon == strconv.FormatInt(val, 10) {
 		t.noun = s.nounAt(t.end)
 	}

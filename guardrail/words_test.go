@@ -96,3 +96,26 @@ func TestParseNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberWordsBeginNoQuantity checks what spelled relies on to skip
+// spelledFraction and quantity when a space and an English number word
+// follow a number: no word that they read after a space (decimals, percent,
+// unit, period) begins with an English number word other than "a".
+func TestNumberWordsBeginNoQuantity(t *testing.T) {
+	sets := map[string]*wordSet{
+		"pointWords": pointWords, "percentWords": percentWords, "unitWords": unitWords,
+		"periodAdverbs": periodAdverbs, "periodJoins": periodJoins,
+	}
+	for w := range englishWords {
+		if w == "a" {
+			continue
+		}
+		for name, ws := range sets {
+			for x := range ws.words {
+				if len(x) >= len(w) && x[:len(w)] == w {
+					t.Errorf("%s holds %q, which begins with the number word %q", name, x, w)
+				}
+			}
+		}
+	}
+}
