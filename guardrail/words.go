@@ -221,6 +221,10 @@ func (s *scanner) alnumRun(i int) (end int, digit bool) {
 		j++
 	}
 	s.reads += j - i
+	if j < len(r) && r[j] < 0x80 {
+		s.reads++
+		return j, digit // ended by an ASCII rune that is no letter or digit
+	}
 	for c := s.at(j); isAlnum(c); c = s.at(j) {
 		digit = digit || isDigit(c)
 		j++
@@ -577,8 +581,19 @@ func walkLetters(r []rune, start int, article bool) (e, node int) {
 // viable.
 func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 	var w []byte // the word read, lower-cased, once node is -1
-	e, node = walkLetters(s.f.r, start, article)
+	r := s.f.r
+	e, node = walkLetters(r, start, article)
 	s.reads += e - start
+	if e < len(r) && r[e] < 0x80 {
+		// Most words end, or stop being viable, at an ASCII rune.
+		s.reads++
+		if asciiClass[r[e]]&classLetter == 0 {
+			return e, node, true
+		}
+		if article {
+			return e, node, false // no child of node leads to "hundred" or a scale
+		}
+	}
 	for ; ; e++ {
 		c := s.at(e)
 		if !isLetter(c) {
