@@ -37,7 +37,7 @@ func (s *scanner) word(i int) (token, int, bool) {
 	if e == j && partNodes[n].en.kind != 0 {
 		lex = append(lex, partNodes[n].en)
 	} else {
-		if lex, lang = s.swedish(lex, i, j); lang == 0 && !numberWords.has(s.scratch) {
+		if lex, lang = s.lexemes(lex, i, j); lang == 0 && !numberWords.has(s.scratch) {
 			return token{}, j, false // prose
 		}
 		if unicode.IsUpper(s.at(i)) {
@@ -50,16 +50,16 @@ func (s *scanner) word(i int) (token, int, bool) {
 				}
 			}
 		}
-		// An ordinal word counts before a noun ("third place", "tredje
-		// kvartalet"), not as a marker of a list ("Third, …").
-		if v, e, ok := s.read(ordinalWords, i); ok && e == j {
-			t := s.ordinalToken(i, e, v)
-			if t.kind == KindQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
-				return t, t.end, true
-			}
-			return token{}, j, false
-		}
 		if lang == 0 {
+			// An ordinal word (no Swedish number: TestOrdinalsAreNoNumbers)
+			// counts before a noun ("third place", "tredje kvartalet"), not
+			// as a marker of a list ("Third, …").
+			if v, e, ok := s.read(ordinalWords, i); ok && e == j {
+				t := s.ordinalToken(i, e, v)
+				if t.kind == KindQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
+					return t, t.end, true
+				}
+			}
 			return token{}, j, false
 		}
 	}
@@ -203,23 +203,20 @@ func mayBeLatinNumber(w []rune) bool {
 	return wordStarts[h>>6]&(1<<(h&63)) != 0
 }
 
-func (s *scanner) alnumEnd(i int) int {
-	end, _ := s.alnumRun(i)
-	return end
-}
-
 // alnumRun returns the end of the run of letters and digits at i and
 // whether it holds a digit.
 func (s *scanner) alnumRun(i int) (end int, digit bool) {
 	r, j := s.f.r, i
-	for j < len(r) && r[j] < 0x80 { // ASCII, read without the checks of at
-		class := asciiClass[r[j]]
-		if class&classAlnum == 0 {
+	all := uint8(classLetter) // cleared by a digit
+	// ASCII is read without the checks of at.
+	for ; j < len(r); j++ {
+		c := uint32(r[j])
+		if c >= 0x80 || asciiClass[c]&classAlnum == 0 {
 			break
 		}
-		digit = digit || class&classLetter == 0
-		j++
+		all &= asciiClass[c]
 	}
+	digit = all == 0
 	s.reads += j - i
 	if j < len(r) && r[j] < 0x80 {
 		s.reads++
@@ -371,21 +368,12 @@ func numberWordPrefix(w []byte) bool {
 	return true
 }
 
-// lexemes appends the lexemes of the word [i,j) to dst and returns its
-// language: 'e' English, 's' Swedish, 0 when it is no number word (and dst
-// as it was). A word that is not English is left lower-cased in s.scratch,
-// or none when wordStarts rules out every number word and ordinal, month
-// name or currency code.
+// lexemes appends the lexemes of the word [i,j), which is no English number
+// word, to dst and returns its language: 's' Swedish, 0 when it is no
+// number word (and dst as it was). The word is left lower-cased in
+// s.scratch, or none when wordStarts rules out every number word and
+// ordinal, month name or currency code.
 func (s *scanner) lexemes(dst []lexeme, i, j int) ([]lexeme, byte) {
-	w := s.f.r[i:j]
-	if e, n := walkLetters(w, 0, false); e == len(w) && partNodes[n].en.kind != 0 {
-		return append(dst, partNodes[n].en), 'e'
-	}
-	return s.swedish(dst, i, j)
-}
-
-// swedish is lexemes for a word [i,j) that is no English number word.
-func (s *scanner) swedish(dst []lexeme, i, j int) ([]lexeme, byte) {
 	w := s.f.r[i:j]
 	s.scratch = s.scratch[:0]
 	if !mayBeNumber(w) {
@@ -402,8 +390,8 @@ func (s *scanner) swedish(dst []lexeme, i, j int) ([]lexeme, byte) {
 func (s *scanner) lower(r []rune) []byte {
 	b := s.scratch[:0]
 	for _, c := range r {
-		if c < 0x80 {
-			b = append(b, lowerASCII(byte(c)))
+		if uint32(c) < 0x80 {
+			b = append(b, latinLowers[uint8(c)])
 		} else {
 			b = utf8.AppendRune(b, toLower(c))
 		}
@@ -510,7 +498,7 @@ func (s *scanner) spelled(i, j int, lex []lexeme, lang byte) (token, bool) {
 				follow = start
 			}
 		} else {
-			lex, lg = s.swedish(lex, start, e) // no English word (see readPart)
+			lex, lg = s.lexemes(lex, start, e) // no English word (see readPart)
 		}
 		if lg != lang { // the words of one number are of one language
 			break
@@ -634,10 +622,12 @@ func (s *scanner) spelledFraction(end int) (string, int, bool) {
 	if !ok || s.at(e) != ' ' || !isLetter(s.at(e+1)) {
 		return "", 0, false
 	}
-	j := s.alnumEnd(e + 1)
+	j, _ := s.alnumRun(e + 1)
 	var buf [8]lexeme
-	l, lang := s.lexemes(buf[:0], e+1, j)
-	if lang == 0 {
+	l := buf[:0]
+	if k, n := walkLetters(s.f.r, e+1, false); k == j && partNodes[n].en.kind != 0 {
+		l = append(l, partNodes[n].en)
+	} else if l, _ = s.lexemes(l, e+1, j); len(l) == 0 {
 		return "", 0, false
 	}
 	v, ok := parseNumber(l)

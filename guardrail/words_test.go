@@ -119,3 +119,17 @@ func TestNumberWordsBeginNoQuantity(t *testing.T) {
 		}
 	}
 }
+
+// TestOrdinalsAreNoNumbers checks what word relies on to look for an
+// ordinal only in a word that is no number word: no ordinal word is an
+// English number word or splits into Swedish number parts.
+func TestOrdinalsAreNoNumbers(t *testing.T) {
+	for w := range ordinalWords.words {
+		if _, ok := englishWords[w]; ok {
+			t.Errorf("ordinal %q is an English number word", w)
+		}
+		if l, ok := appendSwedish(nil, []byte(w)); ok {
+			t.Errorf("ordinal %q splits into the Swedish number parts %v", w, l)
+		}
+	}
+}
