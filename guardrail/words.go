@@ -63,7 +63,8 @@ func (s *scanner) word(i int) (token, int, bool) {
 			return token{}, j, false
 		}
 	}
-	if t, ok := s.spelled(i, j, lex, lang); ok {
+	var t token
+	if s.spelled(&t, i, j, lex, lang) {
 		return t, t.end, true
 	}
 	return token{}, j, false
@@ -448,13 +449,14 @@ func appendSwedish(dst []lexeme, w []byte) ([]lexeme, bool) {
 	return dst, false
 }
 
-// spelled reads a spelled-out number whose first word is [i,j), of the
-// lexemes lex in the language lang ('e' English, 's' Swedish): words joined
-// by single spaces or hyphens of the same language, as long as they still
-// form one number. Only values from two upwards count (SPEC §3 rule 5).
-func (s *scanner) spelled(i, j int, lex []lexeme, lang byte) (token, bool) {
+// spelled reads into t a spelled-out number whose first word is [i,j), of
+// the lexemes lex in the language lang ('e' English, 's' Swedish): words
+// joined by single spaces or hyphens of the same language, as long as they
+// still form one number. Only values from two upwards count (SPEC §3 rule
+// 5).
+func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 	if lex[0].kind == lexAnd {
-		return token{}, false // no number starts with "and" (see parseGroup)
+		return false // no number starts with "and" (see parseGroup)
 	}
 	const maxWords = 12
 	// Words are read while they may still form one number: the longest
@@ -505,11 +507,13 @@ func (s *scanner) spelled(i, j int, lex []lexeme, lang byte) (token, bool) {
 		}
 		end = e
 	}
-	s.lex = lex
-	if best == 0 || val < 2 {
-		return token{}, false
+	if cap(lex) > cap(s.lex) {
+		s.lex = lex // grown
 	}
-	t := token{start: i, end: best, canon: strconv.FormatInt(val, 10), kind: KindWords}
+	if best == 0 || val < 2 {
+		return false
+	}
+	*t = token{start: i, end: best, canon: strconv.FormatInt(val, 10), kind: KindWords}
 	// A number followed by a space and another number word ("twenty
 	// twenty-one") has no decimals, percent, unit or period: none of
 	// them begins with an English number word but "a" (see
@@ -518,12 +522,12 @@ func (s *scanner) spelled(i, j int, lex []lexeme, lang byte) (token, bool) {
 		if frac, e, ok := s.spelledFraction(t.end); ok {
 			t.canon, t.end = decimal(t.canon, frac), e
 		}
-		s.quantity(&t, "")
+		s.quantity(t, "")
 	}
 	if val <= 10 && bestWords == 1 && t.kind == KindWords && t.unit == "" && t.period == "" && t.canon == strconv.FormatInt(val, 10) {
 		t.noun = s.nounAt(t.end)
 	}
-	return t, true
+	return true
 }
 
 // openEnd reports whether lexemes that end in "and" or "a" may still
