@@ -14,22 +14,27 @@ func (s *scanner) word(i int) (token, int, bool) {
 	// the run of letters and digits and the English number word.
 	e, n := walkLetters(s.f.r, i, false)
 	s.reads += e - i
-	j, hasDigit := s.alnumRun(e)
-	// A compound of alphanumeric runs joined by single hyphens holds a
-	// code when any run has a digit ("COVID-19", "SE-123").
-	end := j
-	for s.at(end) == '-' && isAlnum(s.at(end+1)) {
-		e, digit := s.alnumRun(end + 1)
-		hasDigit = hasDigit || digit
-		end = e
-	}
-	if hasDigit {
-		// A quarter ("Q3"); any other name with digits ("COVID-19",
-		// "A380") is a name, not a quantity.
-		if end == i+2 && (s.at(i) == 'Q' || s.at(i) == 'q') && s.at(i+1) >= '1' && s.at(i+1) <= '4' {
-			return token{start: i, end: end, canon: "Q" + s.str(i+1, end), kind: KindQuarter}, end, true
+	j := e
+	// Most words end at an ASCII rune that is no letter, digit or hyphen.
+	if c := uint32(s.at(e)); c >= 0x80 || asciiClass[c] != 0 || c == '-' {
+		var hasDigit bool
+		j, hasDigit = s.alnumRun(e)
+		// A compound of alphanumeric runs joined by single hyphens holds
+		// a code when any run has a digit ("COVID-19", "SE-123").
+		end := j
+		for s.at(end) == '-' && isAlnum(s.at(end+1)) {
+			e, digit := s.alnumRun(end + 1)
+			hasDigit = hasDigit || digit
+			end = e
 		}
-		return token{}, end, false
+		if hasDigit {
+			// A quarter ("Q3"); any other name with digits ("COVID-19",
+			// "A380") is a name, not a quantity.
+			if end == i+2 && (s.at(i) == 'Q' || s.at(i) == 'q') && s.at(i+1) >= '1' && s.at(i+1) <= '4' {
+				return token{start: i, end: end, canon: "Q" + s.str(i+1, end), kind: KindQuarter}, end, true
+			}
+			return token{}, end, false
+		}
 	}
 	// No ordinal, month name or currency code is also an English number
 	// word, so after one only a spelled-out number may start here.
