@@ -9,7 +9,7 @@ import (
 // word reads what starts with a letter at i: a code with digits inside
 // ("A380", "COVID-19"), a spelled-out number ("ninety-nine", "två tusen",
 // "nittionio"), or a prose word.
-func (s *scanner) word(i int) (token, int, bool) {
+func (s *scanner) word(i int) (t token, next int, ok bool) {
 	// The letters a–z that lead along partNodes are read once, for both
 	// the run of letters and digits and the English number word.
 	e, n := walkLetters(s.f.r, i, false)
@@ -68,7 +68,6 @@ func (s *scanner) word(i int) (token, int, bool) {
 			return token{}, j, false
 		}
 	}
-	var t token
 	if s.spelled(&t, i, j, lex, lang) {
 		return t, t.end, true
 	}
