@@ -127,11 +127,10 @@ func startKey(w []rune) (key uint32, ok bool) {
 	}
 	key = uint32(min(len(w), 4)) << 24
 	for k, c := range w[:n] {
-		c = latinLower(c)
-		if c >= 0x100 {
+		if uint32(c) >= 0x100 {
 			return 0, false
 		}
-		key |= uint32(c) << (8 * k)
+		key |= uint32(latinLowers[c]) << (8 * k)
 	}
 	return key, true
 }
@@ -147,14 +146,6 @@ func mayBeNumber(w []rune) bool {
 	}
 	h := startHash(key)
 	return wordStarts[h>>6]&(1<<(h&63)) != 0
-}
-
-// latinLower lower-cases an ASCII or Latin-1 letter (other runes stay).
-func latinLower(c rune) rune {
-	if uint32(c) < 0x100 {
-		return rune(latinLowers[c])
-	}
-	return c
 }
 
 // isLatinLetter reports whether c is an ASCII or Latin-1 letter.
@@ -335,6 +326,12 @@ var partNodes = func() (t []partNode) {
 			}
 			p.next[sym[e.b]-1] = int16(e.to)
 			p.scale = p.scale || t[e.to].scale
+			if d := int(sym[e.b]) - 1; d < 26 {
+				partWalk[n<<5|d] = uint16(e.to) << 5
+				if t[e.to].scale {
+					partWalk[n<<5|d] |= walkScale
+				}
+			}
 		}
 	}
 	return t
@@ -405,14 +402,11 @@ func (s *scanner) lower(r []rune) []byte {
 	return b
 }
 
-// toLower is unicode.ToLower for a rune beyond ASCII, with the Latin-1
-// letters (å, ä, ö, é, ü, …) mapped without searching the case tables.
+// toLower is unicode.ToLower, with ASCII and the Latin-1 letters (å, ä, ö,
+// é, ü, …) mapped by latinLowers without searching the case tables.
 func toLower(c rune) rune {
-	switch {
-	case c >= 0xC0 && c <= 0xDE && c != 0xD7: // À–Þ but ×
-		return c + 0x20
-	case c >= 0xDF && c <= 0xFF: // ß and the lower-case letters (and ÷)
-		return c
+	if uint32(c) < 0x100 {
+		return rune(latinLowers[c])
 	}
 	return unicode.ToLower(c)
 }
@@ -554,20 +548,28 @@ func openEnd(l []lexeme) bool {
 // along partNodes, only to the beginnings of "hundred" and the scale words
 // after "a", and returns where it stopped and the node it reached.
 func walkLetters(r []rune, start int, article bool) (e, node int) {
-	nodes := partNodes
+	w, base := &partWalk, 0
 	for e = start; e < len(r); e++ {
 		d := uint32(r[e]|0x20) - 'a'
 		if d >= 26 {
 			break
 		}
-		m := int(nodes[node].next[d])
-		if m == 0 || article && !nodes[m].scale {
+		m := int(w[(base|int(d))&(len(w)-1)])
+		if m == 0 || article && m&walkScale == 0 {
 			break
 		}
-		node = m
+		base = m &^ walkScale
 	}
-	return e, node
+	return e, base >> 5
 }
+
+// partWalk holds the letters a–z of partNodes for walkLetters: the entry
+// of node n for the letter 'a'+d, at n<<5|d, is the child's n<<5 (0: none),
+// with walkScale set when the child begins "hundred" or a scale word. It
+// has room for 1,024 nodes (partNodes has about 210).
+var partWalk [1 << 15]uint16
+
+const walkScale = 1 << 15
 
 // readPart reads the word at start while it can still be a number word:
 // the start of a word of partNodes or Swedish parts followed by such a
