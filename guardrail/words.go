@@ -566,8 +566,8 @@ func walkLetters(r []rune, start int, article bool) (e, node int) {
 // partWalk holds the letters a–z of partNodes for walkLetters: the entry
 // of node n for the letter 'a'+d, at n<<5|d, is the child's n<<5 (0: none),
 // with walkScale set when the child begins "hundred" or a scale word. It
-// has room for 1,024 nodes (partNodes has about 210).
-var partWalk [1 << 15]uint16
+// has room for 512 nodes (partNodes has about 210).
+var partWalk [1 << 14]uint16
 
 const walkScale = 1 << 15
 
