@@ -92,17 +92,11 @@ func (t *token) fill(n *Number, text string, f *folded) {
 }
 
 // fillAt makes n the number of token t, printed as text at [start,end).
+// It sets every field of n, one by one: assigning a Number literal would
+// build it aside first (t and n might overlap) and copy it.
 func (t *token) fillAt(n *Number, text string, start, end int) {
-	*n = Number{
-		Text:      text,
-		Canonical: t.canon,
-		Kind:      t.kind,
-		Unit:      t.unit,
-		Period:    t.period,
-		Start:     start,
-		End:       end,
-		noun:      t.noun,
-	}
+	n.Text, n.Canonical, n.Kind, n.Unit = text, t.canon, t.kind, t.unit
+	n.Period, n.Start, n.End, n.noun = t.period, start, end, t.noun
 }
 
 // scanner reads a folded text left to right. Every look at a rune goes

@@ -21,6 +21,10 @@ type folded struct {
 	moved []movedRune // in order of at
 	next  int         // byte offset after the last rune kept
 	last  int         // where place last stopped in moved
+	// The runes lo < i < hi, between two moved runes, are each one byte
+	// at offset i+shift: place's answer without a search, for the run it
+	// last looked in.
+	lo, hi, shift int
 }
 
 // movedRune is the place of a rune whose place is not implied: rune at is
@@ -41,6 +45,9 @@ func (f *folded) add(r rune, at, n int) {
 
 // place returns the byte span of rune i in the original.
 func (f *folded) place(i int) (start, end int) {
+	if f.lo < i && i < f.hi {
+		return i + f.shift, i + f.shift + 1 // in the run it looked in last
+	}
 	// k: how many moved runes stand at or before i. The scanner asks
 	// mostly in order, so look on from where the last call stopped;
 	// going back, search.
@@ -60,14 +67,22 @@ func (f *folded) place(i int) (start, end int) {
 		k++
 	}
 	f.last = k
+	// Remember the run of runes in place around i. It ends at the next
+	// moved rune, or at the end of the text so far: in a stream a rune
+	// folded later may be moved, but only after every rune folded before.
+	f.lo, f.hi, f.shift = -1, len(f.r), 0
+	if k < len(f.moved) {
+		f.hi = int(f.moved[k].at)
+	}
 	if k == 0 {
 		return i, i + 1
 	}
 	m := f.moved[k-1]
+	f.lo, f.shift = int(m.at), int(m.off)+int(m.width)-int(m.at)-1
 	if int(m.at) == i {
 		return int(m.off), int(m.off) + int(m.width)
 	}
-	start = int(m.off) + int(m.width) + i - int(m.at) - 1
+	start = i + f.shift
 	return start, start + 1
 }
 
