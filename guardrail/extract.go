@@ -15,8 +15,14 @@ func Extract(text string) []Number {
 	scanText(text, func(toks []token, f *folded) {
 		if len(toks) > 0 {
 			out = make([]Number, len(toks))
+			inPlace := f.inPlace()
 			for k := range toks {
-				toks[k].fill(&out[k], text, f)
+				t := &toks[k]
+				start, end := t.start, t.end
+				if end > inPlace {
+					start, end = t.span(f)
+				}
+				t.fillAt(&out[k], text[start:end], start, end)
 			}
 		}
 	})
@@ -77,8 +83,8 @@ type token struct {
 
 // span returns the byte span of the token in the original text.
 func (t *token) span(f *folded) (start, end int) {
-	if len(f.moved) == 0 || int(f.moved[0].at) >= t.end {
-		return t.start, t.end // every rune up to the token's end is one ASCII byte
+	if t.end <= f.inPlace() {
+		return t.start, t.end
 	}
 	start, _ = f.place(t.start)
 	_, end = f.place(t.end - 1)
@@ -140,32 +146,45 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 	n := len(s.r)
 	for i < n {
 		if isDigit(s.r[i]) {
-			// A plain integer (see plainInteger) is read here, without a
-			// step: the common case of a number, and most of a list of
-			// numbers.
 			k := i + 1
 			for k < n && isDigit(s.r[k]) {
 				k++
 			}
-			if s.plainInteger(i, k) {
+			run := s.digitRun(i, k)
+			if run == runPlain {
+				// The common case of a number, and most of a list of
+				// numbers, read here without a step; a space after it
+				// starts nothing.
 				s.reads += k - i + 2
 				s.toks = append(s.toks, token{start: i, end: k, canon: s.digitString(i, k), kind: KindInteger})
 				i = k
+				if s.r[k] == ' ' {
+					i++
+				}
 				continue
 			}
-			if k < n || s.final { // the run is complete: on with the other shapes
-				s.reads += k - i + 1
-				s.pastEnd = false
-				t, next, ok := s.shapes(i, k)
-				if s.pastEnd {
-					return i, true
-				}
-				if ok {
-					s.toks = append(s.toks, t)
-				}
-				i = next
-				continue
+			if k == n && !s.final {
+				return i, true // the run may go on
 			}
+			// The other shapes, without reading the run again.
+			s.reads += k - i + 1
+			s.pastEnd = false
+			t, next, ok := token{}, 0, true
+			if run == runSpaced {
+				t = s.numeric(i, k)
+				s.quantity(&t, s.prefix)
+				next = t.end
+			} else {
+				t, next, ok = s.shapes(i, k)
+			}
+			if s.pastEnd {
+				return i, true
+			}
+			if ok {
+				s.toks = append(s.toks, t)
+			}
+			i = next
+			continue
 		}
 		if j := s.prose(i); j > i {
 			i = j
@@ -358,7 +377,7 @@ func (s *scanner) atLineStart(i int) bool {
 // number reads what starts with a digit at i.
 func (s *scanner) number(i int) (token, int, bool) {
 	k := s.digits(i)
-	if s.plainInteger(i, k) {
+	if s.digitRun(i, k) == runPlain {
 		t := token{start: i, end: k, canon: s.digitString(i, k), kind: KindInteger, unit: s.prefix}
 		return t, k, true
 	}
@@ -426,54 +445,85 @@ func (s *scanner) shapes(i, k int) (token, int, bool) {
 	return t, t.end, true
 }
 
-// plainInteger reports whether the run of digits [i,k) is a plain integer
-// because the one or two runes after it (and, after a space, the length of
-// the next run of digits) rule out every other reading below: no list
-// marker, date, range, ordinal, quarter, day of a month, time, phone number,
-// grouping, decimals, percent, scale, unit or period can follow. It is the
-// common case, decided without the tests of each shape; when it reports
-// false, number tries them.
-func (s *scanner) plainInteger(i, k int) bool {
+// What a run of digits is, as far as the one or two runes after it
+// tell (see digitRun).
+const (
+	runOther  = iota // anything: number tries every shape
+	runPlain         // a plain integer
+	runSpaced        // the start of grouping with spaces ("10 000")
+)
+
+// digitRun tells what the run of digits [i,k) is by the one or two runes
+// after it (and, after a space, the length of the next run of digits). It
+// is plain when they rule out every other reading in shapes: no list
+// marker, date, range, ordinal, quarter, day of a month, time, phone
+// number, grouping, decimals, percent, scale, unit or period can follow.
+// That is the common case, decided without the tests of each shape.
+func (s *scanner) digitRun(i, k int) int {
 	r := s.r
 	if k+1 >= len(r) || r[i] == '0' && k-i >= 2 && k-i <= 4 {
-		return false // near the end, or maybe a phone number
+		return runOther // near the end, or maybe a phone number
 	}
 	c, d := r[k], r[k+1]
 	if c >= 0x80 || d >= 0x80 {
-		return false
+		return runOther
 	}
 	if c != ' ' {
-		return endsInteger[c]
+		return int(afterRun[c] & endsRun)
 	}
-	switch {
-	case d == '-' || d == '/' || isLetter(d) || followsSpace[d]:
-		return false // percent, range, day and month, unit, scale, period
-	case isDigit(d) && k-i <= 3 && r[i] != '0':
-		// "10 000": a group of three digits after a space.
-		e := k + 1
-		for e < len(r) && isDigit(r[e]) {
-			e++
-		}
-		return e < len(r) && e-(k+1) != 3
+	switch f := afterRun[d]; {
+	case f&spaceEndsRun != 0:
+		return runPlain
+	case f&isDigitRune == 0:
+		return runOther // percent, range, day and month, unit, scale, period
+	case k-i > 3 || r[i] == '0':
+		return runPlain // no grouping
 	}
-	return true
+	// "10 000" when a group of three digits that ends before the end of
+	// the text follows.
+	e := k + 2
+	for e < len(r) && isDigit(r[e]) {
+		e++
+	}
+	if e < len(r) && e-(k+1) != 3 {
+		return runPlain
+	}
+	return runSpaced
 }
 
-// endsInteger marks the ASCII runes that end an integer right after its
-// digits with nothing read with it: not a letter or digit, no decimal mark,
-// time or list-marker punctuation, no unit ($, :-) and no percent.
-var endsInteger = func() (t [0x80]bool) {
+// afterRun marks what each ASCII rune means right after a run of digits
+// (endsRun), and after a space after it (spaceEndsRun, isDigitRune).
+var afterRun = func() (t [0x80]uint8) {
 	for c := range rune(0x80) {
-		t[c] = !isAlnum(c) && !followsNumber[c] && c != '.' && c != ',' && c != ':' && c != ')' && c != '-' && c != '/'
+		// Ending an integer right after its digits with nothing read
+		// with it: not a letter or digit, no decimal mark, time or
+		// list-marker punctuation, no unit ($, :-) and no percent.
+		if !isAlnum(c) && !followsNumber[c] && c != '.' && c != ',' && c != ':' && c != ')' && c != '-' && c != '/' {
+			t[c] |= endsRun
+		}
+		// After a space: no percent, range, day and month, unit, scale or
+		// period, and no grouping.
+		if !isAlnum(c) && !followsSpace[c] && c != '-' && c != '/' {
+			t[c] |= spaceEndsRun
+		}
+		if isDigit(c) {
+			t[c] |= isDigitRune
+		}
 	}
 	return t
 }()
+
+const (
+	endsRun = 1 << iota // == runPlain
+	spaceEndsRun
+	isDigitRune
+)
 
 // digitString returns the digits [i,k) as a string: a slice of the
 // original text when they stand there as they are.
 func (s *scanner) digitString(i, k int) string {
 	if src := s.f.src; src != "" {
-		if len(s.f.moved) == 0 || int(s.f.moved[0].at) >= k {
+		if k <= s.f.inPlace() {
 			return src[i:k]
 		}
 		p, _ := s.f.place(i)

@@ -86,6 +86,15 @@ func (f *folded) place(i int) (start, end int) {
 	return start, start + 1
 }
 
+// inPlace returns how many runes from the start each stand as the one
+// byte at their own index.
+func (f *folded) inPlace() int {
+	if len(f.moved) > 0 {
+		return int(f.moved[0].at)
+	}
+	return len(f.r)
+}
+
 // start and end return the byte span of rune i in the original.
 func (f *folded) start(i int) int { s, _ := f.place(i); return s }
 func (f *folded) end(i int) int   { _, e := f.place(i); return e }
