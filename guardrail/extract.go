@@ -144,8 +144,22 @@ func (s *scanner) at(i int) rune {
 func (s *scanner) scan(i int) (stop int, open bool) {
 	s.r = s.f.r
 	n := len(s.r)
+	// Digits before inPlace stand as they are in the text (see digitString).
+	src, inPlace := s.f.src, 0
+	if src != "" {
+		inPlace = s.f.inPlace()
+	}
+	var t token // the number read by a step (when ok), which ends at next
+	var next int
+	var ok bool
 	for i < n {
-		if isDigit(s.r[i]) {
+		c := s.r[i]
+		if c == ' ' { // most often between a number and the next
+			s.reads++
+			i++
+			continue
+		}
+		if isDigit(c) {
 			k := i + 1
 			for k < n && isDigit(s.r[k]) {
 				k++
@@ -153,12 +167,17 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			run := s.digitRun(i, k)
 			if run == runPlain {
 				// The common case of a number, and most of a list of
-				// numbers, read here without a step; a space after it
-				// starts nothing.
+				// numbers, read here without a step.
 				s.reads += k - i + 2
-				s.toks = append(s.toks, token{start: i, end: k, canon: s.digitString(i, k), kind: KindInteger})
+				var canon string
+				if k <= inPlace {
+					canon = src[i:k]
+				} else {
+					canon = s.digitString(i, k)
+				}
+				s.toks = append(s.toks, token{start: i, end: k, canon: canon, kind: KindInteger})
 				i = k
-				if s.r[k] == ' ' {
+				if s.r[k] == ' ' { // read with it
 					i++
 				}
 				continue
@@ -169,29 +188,21 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			// The other shapes, without reading the run again.
 			s.reads += k - i + 1
 			s.pastEnd = false
-			t, next, ok := token{}, 0, true
 			if run == runSpaced {
 				t = s.numeric(i, k)
 				s.quantity(&t, s.prefix)
-				next = t.end
+				next, ok = t.end, true
 			} else {
 				t, next, ok = s.shapes(i, k)
 			}
-			if s.pastEnd {
-				return i, true
+		} else {
+			if j := s.prose(i); j > i {
+				i = j
+				continue
 			}
-			if ok {
-				s.toks = append(s.toks, t)
-			}
-			i = next
-			continue
+			s.pastEnd = false
+			t, next, ok = s.step(i)
 		}
-		if j := s.prose(i); j > i {
-			i = j
-			continue
-		}
-		s.pastEnd = false
-		t, next, ok := s.step(i)
 		if s.pastEnd {
 			return i, true
 		}
@@ -235,25 +246,23 @@ func (s *scanner) prose(i int) int {
 	return i
 }
 
-// step reads what starts at i: a number (ok) or prose up to next.
+// step reads what starts at i with a rune that is not a digit (scan reads
+// those): a number (ok) or prose up to next.
 func (s *scanner) step(i int) (t token, next int, ok bool) {
-	c := s.at(i)
-	switch {
-	case isDigit(c):
-		return s.number(i)
-	case c == '$':
+	switch c := s.at(i); c {
+	case '$':
 		return s.prefixed(i, i+1, "USD")
-	case c == '€':
+	case '€':
 		return s.prefixed(i, i+1, "EUR")
-	case c == '£':
+	case '£':
 		return s.prefixed(i, i+1, "GBP")
-	case c == '+':
+	case '+':
 		if isDigit(s.at(i + 1)) {
-			if t, ok := s.intlPhone(i); ok {
-				return t, t.end, true
+			if end, ok := s.intlPhone(i); ok {
+				return s.phone(i, end), end, true
 			}
 		}
-	case c == '-':
+	case '-':
 		if isDigit(s.at(i+1)) && signContext(s.at(i-1)) {
 			t, next, ok := s.number(i + 1)
 			if ok && signable(t.kind) {
@@ -262,12 +271,14 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 				return t, next, true
 			}
 		}
-	case c == '.' || c == ',':
+	case '.', ',':
 		if isDigit(s.at(i+1)) && signContext(s.at(i-1)) {
 			return s.leadingFraction(i)
 		}
-	case isLetter(c):
-		return s.word(i)
+	default:
+		if isLetter(c) {
+			return s.word(i)
+		}
 	}
 	return token{}, i + 1, false
 }
@@ -340,12 +351,18 @@ func signable(k Kind) bool {
 	return false
 }
 
-// digits returns the end of the run of ASCII digits starting at i.
+// digits returns the end of the run of ASCII digits starting at i. It
+// reads as at does, without a call of at per rune.
 func (s *scanner) digits(i int) int {
-	for isDigit(s.at(i)) {
-		i++
+	r, j := s.r, i
+	for uint(j) < uint(len(r)) && isDigit(r[j]) {
+		j++
 	}
-	return i
+	s.reads += j - i + 1
+	if j >= len(r) && !s.final {
+		s.pastEnd = true
+	}
+	return j
 }
 
 // str returns the runes [i,j) as a string.
@@ -436,8 +453,8 @@ func (s *scanner) shapes(i, k int) (token, int, bool) {
 		}
 	}
 	if s.at(i) == '0' && k-i >= 2 && k-i <= 4 {
-		if t, ok := s.nationalPhone(i, k); ok {
-			return t, t.end, true
+		if end, ok := s.nationalPhone(i, k); ok {
+			return s.phone(i, end), end, true
 		}
 	}
 	t := s.numeric(i, k)
@@ -635,15 +652,16 @@ func pad2(n int) string {
 }
 
 // intlPhone reads an international phone number: '+', then groups of digits
-// separated by single spaces or hyphens, 7 to 15 digits in all (E.164).
-func (s *scanner) intlPhone(i int) (token, bool) {
+// separated by single spaces or hyphens, 7 to 15 digits in all (E.164). It
+// returns where the number ends.
+func (s *scanner) intlPhone(i int) (end int, ok bool) {
 	const maxDigits = 15
 	k := s.digits(i + 1)
 	total := k - (i + 1)
 	if total > maxDigits {
-		return token{}, false
+		return 0, false
 	}
-	end := k
+	end = k
 	for {
 		sep := s.at(end)
 		if sep != ' ' && sep != '-' {
@@ -658,26 +676,28 @@ func (s *scanner) intlPhone(i int) (token, bool) {
 		end = g
 	}
 	if total < 7 {
-		return token{}, false
+		return 0, false
 	}
-	return token{start: i, end: end, canon: s.phoneCanon(i, end), kind: KindPhone}, true
+	return end, true
 }
 
 // nationalPhone reads a national phone number starting with 0: an area code
 // and a hyphen ("08-123 45 67", "0771-123 456"), or space-separated groups
-// ("070 123 45 67"); 7 to 12 digits in all.
-func (s *scanner) nationalPhone(i, k int) (token, bool) {
+// ("070 123 45 67"); 7 to 12 digits in all. It returns where the number
+// ends.
+func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
 	area := k - i
 	if area < 2 || area > 4 {
-		return token{}, false
+		return 0, false
 	}
-	total, end, groups := area, k, 0
+	total, groups := area, 0
+	end = k
 	switch s.at(k) {
 	case '-':
 		g := s.digits(k + 1)
 		n := g - (k + 1)
 		if n < 2 || n > 8 {
-			return token{}, false
+			return 0, false
 		}
 		total += n
 		end = g
@@ -696,7 +716,7 @@ func (s *scanner) nationalPhone(i, k int) (token, bool) {
 		}
 	case ' ':
 		if area < 3 {
-			return token{}, false
+			return 0, false
 		}
 		for s.at(end) == ' ' {
 			g := s.digits(end + 1)
@@ -709,35 +729,35 @@ func (s *scanner) nationalPhone(i, k int) (token, bool) {
 			groups++
 		}
 		if groups < 3 {
-			return token{}, false
+			return 0, false
 		}
 	default:
-		return token{}, false
+		return 0, false
 	}
 	if total < 7 {
-		return token{}, false
+		return 0, false
 	}
-	return token{start: i, end: end, canon: s.phoneCanon(i, end), kind: KindPhone}, true
+	return end, true
 }
 
-// phoneCanon is the canonical form of the phone number [i,end): its
-// digits, after a '+' when it starts with one.
-func (s *scanner) phoneCanon(i, end int) string {
+// phone is the phone number [i,end). Its canonical form is its digits,
+// after a '+' when it starts with one.
+func (s *scanner) phone(i, end int) token {
 	b := s.buf[:0]
 	if s.f.r[i] == '+' {
 		b = append(b, '+')
 	}
 	b = s.appendDigits(b, i, end)
 	s.buf = b
-	return s.intern(b, i)
+	return token{start: i, end: end, canon: s.intern(b, i), kind: KindPhone}
 }
 
 // numeric reads an integer or decimal whose first run of digits is [i,k):
 // space-grouped thousands ("10 000"), then groups after '.' or ','. The
 // shapes are settled by SPEC §3 rule 6.
-func (s *scanner) numeric(i, k int) token {
+func (s *scanner) numeric(i, k int) (t token) {
 	intEnd, spaced := k, false // the integer part is [i,intEnd)
-	if k-i <= 3 && s.at(i) != '0' {
+	if k-i <= 3 && s.r[i] != '0' {
 		for s.at(intEnd) == ' ' {
 			g := s.digits(intEnd + 1)
 			if g-(intEnd+1) != 3 {
@@ -758,17 +778,18 @@ func (s *scanner) numeric(i, k int) token {
 		gs.add(group{sep: c, start: end + 1, end: g})
 		end = g
 	}
-	t := token{start: i, end: end}
+	t.start, t.end = i, end
+	if end == k {
+		t.canon, t.kind = s.digitString(i, k), KindInteger
+		return t
+	}
 	b := s.appendDigits(s.buf[:0], i, intEnd) // the integer part
 	// Only an integer part of up to three digits, not starting with 0,
 	// can be followed by groups of thousands; when spaced it was not.
 	short := !spaced && k-i <= 3 && s.f.r[i] != '0'
 	switch {
 	case gs.n == 0:
-		t.kind = KindInteger
-		if spaced {
-			t.kind = KindGrouped
-		}
+		t.kind = KindGrouped
 	case gs.n == 1 && spaced:
 		b, t.kind = s.appendDecimal(b, gs.first), KindDecimal
 	case gs.n == 1:
