@@ -144,11 +144,6 @@ func (s *scanner) at(i int) rune {
 func (s *scanner) scan(i int) (stop int, open bool) {
 	s.r = s.f.r
 	n := len(s.r)
-	// Digits before inPlace stand as they are in the text (see digitString).
-	src, inPlace := s.f.src, 0
-	if src != "" {
-		inPlace = s.f.inPlace()
-	}
 	var t token // the number read by a step (when ok), which ends at next
 	var next int
 	var ok bool
@@ -160,27 +155,12 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			continue
 		}
 		if isDigit(c) {
-			k := i + 1
-			for k < n && isDigit(s.r[k]) {
-				k++
+			j, k, open := s.integers(i)
+			if i = j; open {
+				return i, true
 			}
-			run := s.digitRun(i, k)
-			if run == runPlain {
-				// The common case of a number, and most of a list of
-				// numbers, read here without a step.
-				s.reads += k - i + 2
-				var canon string
-				if k <= inPlace {
-					canon = src[i:k]
-				} else {
-					canon = s.digitString(i, k)
-				}
-				s.toks = append(s.toks, token{start: i, end: k, canon: canon, kind: KindInteger})
-				i = k
-				if s.r[k] == ' ' { // read with it
-					i++
-				}
-				continue
+			if k == j {
+				continue // no digits after the last integer
 			}
 			if k == n && !s.final {
 				return i, true // the run may go on
@@ -188,13 +168,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			// The other shapes, without reading the run again.
 			s.reads += k - i + 1
 			s.pastEnd = false
-			if run == runSpaced {
-				t = s.numeric(i, k)
-				s.quantity(&t, s.prefix)
-				next, ok = t.end, true
-			} else {
-				t, next, ok = s.shapes(i, k)
-			}
+			t, next, ok = s.shapes(i, k)
 		} else {
 			if j := s.prose(i); j > i {
 				i = j
@@ -391,25 +365,15 @@ func (s *scanner) atLineStart(i int) bool {
 	return true
 }
 
-// number reads what starts with a digit at i.
+// number reads what starts with a digit at i, after a sign or a currency
+// (scan reads the other numbers itself).
 func (s *scanner) number(i int) (token, int, bool) {
-	k := s.digits(i)
-	if s.digitRun(i, k) == runPlain {
-		t := token{start: i, end: k, canon: s.digitString(i, k), kind: KindInteger, unit: s.prefix}
-		return t, k, true
-	}
-	return s.shapes(i, k)
+	return s.shapes(i, s.digits(i))
 }
 
 // shapes reads what starts with the run of digits [i,k) when it is not a
 // plain integer.
 func (s *scanner) shapes(i, k int) (token, int, bool) {
-	if k-i <= 3 && k+1 < len(s.r) && s.r[k] == ' ' && isDigit(s.r[k+1]) && s.r[i] != '0' {
-		// "10 000": none of the shapes below but grouping starts so.
-		t := s.numeric(i, k)
-		s.quantity(&t, s.prefix)
-		return t, t.end, true
-	}
 	// A markdown ordered-list marker ("1. ", "2) ") at the start of a line
 	// is formatting, not a number.
 	if k-i <= 9 && s.atLineStart(i) {
@@ -462,50 +426,77 @@ func (s *scanner) shapes(i, k int) (token, int, bool) {
 	return t, t.end, true
 }
 
-// What a run of digits is, as far as the one or two runes after it
-// tell (see digitRun).
-const (
-	runOther  = iota // anything: number tries every shape
-	runPlain         // a plain integer
-	runSpaced        // the start of grouping with spaces ("10 000")
-)
-
-// digitRun tells what the run of digits [i,k) is by the one or two runes
-// after it (and, after a space, the length of the next run of digits). It
-// is plain when they rule out every other reading in shapes: no list
-// marker, date, range, ordinal, quarter, day of a month, time, phone
-// number, grouping, decimals, percent, scale, unit or period can follow.
-// That is the common case, decided without the tests of each shape.
-func (s *scanner) digitRun(i, k int) int {
-	r := s.r
-	if k+1 >= len(r) || r[i] == '0' && k-i >= 2 && k-i <= 4 {
-		return runOther // near the end, or maybe a phone number
+// integers reads the integers from i, where a run of digits starts, and
+// appends them to s.toks, as long as one follows the last (after a space):
+// the plain integers and those grouped with spaces ("10 000"). A run of
+// digits is a plain integer when the one or two runes after it (and, after
+// a space, the length of the next run of digits) rule out every other
+// reading in shapes: no list marker, date, range, ordinal, quarter, day of
+// a month, time, phone number, grouping, decimals, percent, scale, unit or
+// period can follow. That is the common case of a number, and most of a
+// list of numbers, decided without the tests of each shape. integers
+// returns the run of digits [j,k) that is neither, or k == j when no run
+// of digits follows the last integer; open when the integer at j looked
+// past the end of a text that may grow.
+func (s *scanner) integers(i int) (j, k int, open bool) {
+	r, n := s.r, len(s.r)
+	for i < n && isDigit(r[i]) {
+		spaced := false
+		k := i + 1
+		for k < n && isDigit(r[k]) {
+			k++
+		}
+		if k+1 >= n || r[i] == '0' && k-i >= 2 && k-i <= 4 {
+			return i, k, false // near the end, or maybe a phone number
+		}
+		c, d := r[k], r[k+1]
+		if c >= 0x80 || d >= 0x80 {
+			return i, k, false
+		}
+		if c != ' ' {
+			if afterRun[c]&endsRun == 0 {
+				return i, k, false
+			}
+		} else if f := afterRun[d]; f&spaceEndsRun == 0 {
+			if f&isDigitRune == 0 {
+				return i, k, false // percent, range, day and month, unit, scale, period
+			}
+			if k-i <= 3 && r[i] != '0' {
+				// "10 000" when a group of three digits (or a run
+				// at the end of the text) follows: none of the other
+				// shapes, but grouping starts so.
+				e := k + 2
+				for e < n && isDigit(r[e]) {
+					e++
+				}
+				spaced = e == n || e-(k+1) == 3
+			}
+		}
+		if spaced {
+			s.reads += k - i + 1
+			s.pastEnd = false
+			t := s.numeric(i, k)
+			s.quantity(&t, s.prefix)
+			if s.pastEnd {
+				return i, i, true
+			}
+			s.toks = append(s.toks, t)
+			k = t.end
+		} else {
+			s.reads += k - i + 2
+			var canon string
+			if src := s.f.src; src != "" && k <= s.f.inPlace() {
+				canon = src[i:k] // as digitString does, without a call
+			} else {
+				canon = s.digitString(i, k)
+			}
+			s.toks = append(s.toks, token{start: i, end: k, canon: canon, kind: KindInteger})
+		}
+		if i = k; i < n && r[i] == ' ' {
+			i++ // read with it
+		}
 	}
-	c, d := r[k], r[k+1]
-	if c >= 0x80 || d >= 0x80 {
-		return runOther
-	}
-	if c != ' ' {
-		return int(afterRun[c] & endsRun)
-	}
-	switch f := afterRun[d]; {
-	case f&spaceEndsRun != 0:
-		return runPlain
-	case f&isDigitRune == 0:
-		return runOther // percent, range, day and month, unit, scale, period
-	case k-i > 3 || r[i] == '0':
-		return runPlain // no grouping
-	}
-	// "10 000" when a group of three digits that ends before the end of
-	// the text follows.
-	e := k + 2
-	for e < len(r) && isDigit(r[e]) {
-		e++
-	}
-	if e < len(r) && e-(k+1) != 3 {
-		return runPlain
-	}
-	return runSpaced
+	return i, i, false
 }
 
 // afterRun marks what each ASCII rune means right after a run of digits
@@ -531,7 +522,7 @@ var afterRun = func() (t [0x80]uint8) {
 }()
 
 const (
-	endsRun = 1 << iota // == runPlain
+	endsRun = 1 << iota
 	spaceEndsRun
 	isDigitRune
 )
