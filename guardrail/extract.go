@@ -154,7 +154,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			i++
 			continue
 		}
-		if isDigit(c) {
+		if uint32(c-'0') < 10 {
 			j, k, open := s.integers(i)
 			if i = j; open {
 				return i, true
@@ -169,6 +169,15 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			s.reads += k - i + 1
 			s.pastEnd = false
 			t, next, ok = s.shapes(i, k)
+		} else if c == '+' && i+1 < n && uint32(s.r[i+1]-'0') < 10 {
+			// As step reads it: an international phone number, or
+			// nothing.
+			s.pastEnd = false
+			if next, ok = s.intlPhone(i); ok {
+				t = s.phone(i, next)
+			} else {
+				next = i + 1
+			}
 		} else {
 			if j := s.prose(i); j > i {
 				i = j
@@ -231,11 +240,9 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 	case '£':
 		return s.prefixed(i, i+1, "GBP")
 	case '+':
-		if isDigit(s.at(i + 1)) {
-			if end, ok := s.intlPhone(i); ok {
-				return s.phone(i, end), end, true
-			}
-		}
+		// scan reads a '+' before a digit; at the end of a text that
+		// may grow, a digit may follow yet.
+		s.at(i + 1)
 	case '-':
 		if isDigit(s.at(i+1)) && signContext(s.at(i-1)) {
 			t, next, ok := s.number(i + 1)
@@ -266,6 +273,9 @@ var inert = func() (t [0x80]bool) {
 	return t
 }()
 
+// isDigit reports whether c is an ASCII digit. Loops that run for most
+// runes write the test out, as uint32(c-'0') < 10: the WASM guard is built
+// without inlining, where a call in a loop costs some 200 bytes of code.
 func isDigit(c rune) bool { return c >= '0' && c <= '9' }
 
 func isAlnum(c rune) bool {
@@ -329,7 +339,7 @@ func signable(k Kind) bool {
 // reads as at does, without a call of at per rune.
 func (s *scanner) digits(i int) int {
 	r, j := s.r, i
-	for uint(j) < uint(len(r)) && isDigit(r[j]) {
+	for uint(j) < uint(len(r)) && uint32(r[j]-'0') < 10 {
 		j++
 	}
 	s.reads += j - i + 1
@@ -440,10 +450,10 @@ func (s *scanner) shapes(i, k int) (token, int, bool) {
 // past the end of a text that may grow.
 func (s *scanner) integers(i int) (j, k int, open bool) {
 	r, n := s.r, len(s.r)
-	for i < n && isDigit(r[i]) {
+	for i < n && uint32(r[i]-'0') < 10 {
 		spaced := false
 		k := i + 1
-		for k < n && isDigit(r[k]) {
+		for k < n && uint32(r[k]-'0') < 10 {
 			k++
 		}
 		if k+1 >= n || r[i] == '0' && k-i >= 2 && k-i <= 4 {
@@ -466,7 +476,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				// at the end of the text) follows: none of the other
 				// shapes, but grouping starts so.
 				e := k + 2
-				for e < n && isDigit(r[e]) {
+				for e < n && uint32(r[e]-'0') < 10 {
 					e++
 				}
 				spaced = e == n || e-(k+1) == 3
@@ -499,8 +509,9 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 	return i, i, false
 }
 
-// afterRun marks what each ASCII rune means right after a run of digits
-// (endsRun), and after a space after it (spaceEndsRun, isDigitRune).
+// afterRun marks the ASCII runes that end a plain integer right after its
+// digits (endsRun), or after a space after it (spaceEndsRun), and the
+// digits.
 var afterRun = func() (t [0x80]uint8) {
 	for c := range rune(0x80) {
 		// Ending an integer right after its digits with nothing read
@@ -531,9 +542,6 @@ const (
 // original text when they stand there as they are.
 func (s *scanner) digitString(i, k int) string {
 	if src := s.f.src; src != "" {
-		if k <= s.f.inPlace() {
-			return src[i:k]
-		}
 		p, _ := s.f.place(i)
 		if _, e := s.f.place(k - 1); e-p == k-i {
 			return src[p:e]
