@@ -125,6 +125,7 @@ type scanner struct {
 	toks    []token         // the numbers found by scan
 	canons  strings.Builder // canonical forms not spelled as such in the text
 	reads   int             // runes looked at, for the test that scanning is linear
+	inPlace int             // f.inPlace() of f.src, 0 without it (see scan)
 }
 
 func (s *scanner) at(i int) rune {
@@ -144,6 +145,10 @@ func (s *scanner) at(i int) rune {
 func (s *scanner) scan(i int) (stop int, open bool) {
 	s.r = s.f.r
 	n := len(s.r)
+	s.inPlace = 0 // digits before it stand as they are in f.src
+	if s.f.src != "" {
+		s.inPlace = s.f.inPlace()
+	}
 	var t token // the number read by a step (when ok), which ends at next
 	var next int
 	var ok bool
@@ -495,8 +500,8 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		} else {
 			s.reads += k - i + 2
 			var canon string
-			if src := s.f.src; src != "" && k <= s.f.inPlace() {
-				canon = src[i:k] // as digitString does, without a call
+			if k <= s.inPlace {
+				canon = s.f.src[i:k] // as digitString does, without a call
 			} else {
 				canon = s.digitString(i, k)
 			}
