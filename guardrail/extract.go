@@ -125,7 +125,7 @@ type scanner struct {
 	toks    []token         // the numbers found by scan
 	canons  strings.Builder // canonical forms not spelled as such in the text
 	reads   int             // runes looked at, for the test that scanning is linear
-	inPlace int             // f.inPlace() of f.src, 0 without it (see scan)
+	inPlace int             // runes before it stand as they are in f.src (set by scan)
 }
 
 func (s *scanner) at(i int) rune {
@@ -145,7 +145,7 @@ func (s *scanner) at(i int) rune {
 func (s *scanner) scan(i int) (stop int, open bool) {
 	s.r = s.f.r
 	n := len(s.r)
-	s.inPlace = 0 // digits before it stand as they are in f.src
+	s.inPlace = 0
 	if s.f.src != "" {
 		s.inPlace = s.f.inPlace()
 	}
