@@ -455,6 +455,7 @@ func (s *scanner) shapes(i, k int) (token, int, bool) {
 // past the end of a text that may grow.
 func (s *scanner) integers(i int) (j, k int, open bool) {
 	r, n := s.r, len(s.r)
+	var t token
 	for i < n && uint32(r[i]-'0') < 10 {
 		spaced := false
 		k := i + 1
@@ -490,24 +491,22 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		if spaced {
 			s.reads += k - i + 1
 			s.pastEnd = false
-			t := s.numeric(i, k)
+			t = s.numeric(i, k)
 			s.quantity(&t, s.prefix)
 			if s.pastEnd {
 				return i, i, true
 			}
-			s.toks = append(s.toks, t)
-			k = t.end
 		} else {
 			s.reads += k - i + 2
-			var canon string
+			t = token{start: i, end: k, kind: KindInteger}
 			if k <= s.inPlace {
-				canon = s.f.src[i:k] // as digitString does, without a call
+				t.canon = s.f.src[i:k] // as digitString does, without a call
 			} else {
-				canon = s.digitString(i, k)
+				t.canon = s.digitString(i, k)
 			}
-			s.toks = append(s.toks, token{start: i, end: k, canon: canon, kind: KindInteger})
 		}
-		if i = k; i < n && r[i] == ' ' {
+		s.toks = append(s.toks, t)
+		if i = t.end; i < n && r[i] == ' ' {
 			i++ // read with it
 		}
 	}
