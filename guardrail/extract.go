@@ -175,8 +175,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			s.pastEnd = false
 			t, next, ok = s.shapes(i, k)
 		} else if c == '+' && i+1 < n && uint32(s.r[i+1]-'0') < 10 {
-			// As step reads it: an international phone number, or
-			// nothing.
+			// An international phone number, or nothing.
 			s.pastEnd = false
 			if next, ok = s.intlPhone(i); ok {
 				t = s.phone(i, next)
@@ -245,8 +244,8 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 	case '£':
 		return s.prefixed(i, i+1, "GBP")
 	case '+':
-		// scan reads a '+' before a digit; at the end of a text that
-		// may grow, a digit may follow yet.
+		// scan reads a '+' before a digit (see intlPhone); at the end of
+		// a text that may grow, one may follow yet.
 		s.at(i + 1)
 	case '-':
 		if isDigit(s.at(i+1)) && signContext(s.at(i-1)) {
