@@ -97,12 +97,16 @@ func (t *token) fill(n *Number, text string, f *folded) {
 	t.fillAt(n, text[start:end], start, end)
 }
 
-// fillAt makes n the number of token t, printed as text at [start,end).
-// It sets every field of n, one by one: assigning a Number literal would
-// build it aside first (t and n might overlap) and copy it.
+// fillAt makes n, a zero Number (every caller's is new), the number of
+// token t, printed as text at [start,end). It sets the fields one by one
+// (a Number literal would be built aside, as t and n might overlap, and
+// copied), and the unit, period and noun, most often empty, only when one
+// is not: a pointer written while the GC marks costs a write barrier.
 func (t *token) fillAt(n *Number, text string, start, end int) {
-	n.Text, n.Canonical, n.Kind, n.Unit = text, t.canon, t.kind, t.unit
-	n.Period, n.Start, n.End, n.noun = t.period, start, end, t.noun
+	n.Text, n.Canonical, n.Kind, n.Start, n.End = text, t.canon, t.kind, start, end
+	if t.unit != "" || t.period != "" || t.noun != "" {
+		n.Unit, n.Period, n.noun = t.unit, t.period, t.noun
+	}
 }
 
 // scanner reads a folded text left to right. Every look at a rune goes
