@@ -392,6 +392,7 @@ func (s *scanner) number(i int) (token, int, bool) {
 // shapes reads what starts with the run of digits [i,k) when it is not a
 // plain integer.
 func (s *scanner) shapes(i, k int) (token, int, bool) {
+	first := s.r[i] // a digit
 	// A markdown ordered-list marker ("1. ", "2) ") at the start of a line
 	// is formatting, not a number.
 	if k-i <= 9 && s.atLineStart(i) {
@@ -409,7 +410,7 @@ func (s *scanner) shapes(i, k int) (token, int, bool) {
 			return t, t.end, true
 		}
 	}
-	if e, ok := s.ordinalSuffix(k); ok && k-i <= 4 && s.at(i) != '0' {
+	if e, ok := s.ordinalSuffix(k); ok && k-i <= 4 && first != '0' {
 		if k-i <= 2 {
 			if t, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
 				return t, t.end, true
@@ -418,7 +419,7 @@ func (s *scanner) shapes(i, k int) (token, int, bool) {
 		t := s.ordinalToken(i, e, s.str(i, k))
 		return t, t.end, true
 	}
-	if k-i == 1 && s.at(i) >= '1' && s.at(i) <= '4' && (s.at(k) == 'Q' || s.at(k) == 'q') && !isAlnum(s.at(k+1)) {
+	if k-i == 1 && first >= '1' && first <= '4' && (s.at(k) == 'Q' || s.at(k) == 'q') && !isAlnum(s.at(k+1)) {
 		return token{start: i, end: k + 1, canon: "Q" + s.str(i, k), kind: KindQuarter}, k + 1, true
 	}
 	if k-i <= 2 && s.at(k) == ' ' {
@@ -434,7 +435,7 @@ func (s *scanner) shapes(i, k int) (token, int, bool) {
 			return t, t.end, true
 		}
 	}
-	if s.at(i) == '0' && k-i >= 2 && k-i <= 4 {
+	if first == '0' && k-i >= 2 && k-i <= 4 {
 		if end, ok := s.nationalPhone(i, k); ok {
 			return s.phone(i, end), end, true
 		}
