@@ -249,11 +249,7 @@ func (s *Source) mentionsMonth(m string) bool {
 }
 
 func (s *Source) has(key string, want attrs) bool {
-	return s.hasHashed(key, keyHash(key), want)
-}
-
-func (s *Source) hasHashed(key string, h uint32, want attrs) bool {
-	for _, a := range s.lookup(key, h) {
+	for _, a := range s.lookup(key, keyHash(key)) {
 		if agree(a.unit, want.unit) && agree(a.period, want.period) {
 			return true
 		}
@@ -325,9 +321,14 @@ func (nv *NumberVerdict) check(sources []*Source) {
 	h := keyHash(n.Canonical)
 	bit := keyBit(h)
 	for i, s := range sources {
-		if s != nil && s.filter.mayHave(bit) && s.hasHashed(n.Canonical, h, attrs{n.Unit, n.Period}) {
-			nv.Citation = i
-			return
+		if s == nil || !s.filter.mayHave(bit) {
+			continue
+		}
+		for _, a := range s.lookup(n.Canonical, h) { // has, inlined
+			if agree(a.unit, n.Unit) && agree(a.period, n.Period) {
+				nv.Citation = i
+				return
+			}
 		}
 	}
 	if keys, month := parts(n); keys != nil {
