@@ -952,11 +952,17 @@ func (s *scanner) leadingFraction(i int) (token, int, bool) {
 	return t, t.end, true
 }
 
+// percent makes t a percent that ends at end. Only a '%' right after the
+// number can spell its canonical form in the text ("99.9%" as printed
+// costs nothing); after a space or as a word it is kept without a look.
 func (s *scanner) percent(t *token, end int) {
-	t.end = end
 	s.buf = append(append(s.buf[:0], t.canon...), '%')
-	t.canon = s.intern(s.buf, t.start) // "99.9%" as printed costs nothing
-	t.kind = KindPercent
+	if end == t.end+1 {
+		t.canon = s.intern(s.buf, t.start)
+	} else {
+		t.canon = s.keep(s.buf)
+	}
+	t.end, t.kind = end, KindPercent
 }
 
 var percentWords = newWordSet(map[string]string{"percent": "", "procent": "", "per cent": ""})
