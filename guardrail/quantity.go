@@ -22,7 +22,7 @@ import (
 type wordSet struct {
 	words map[string]string // word → normalised value
 	nodes []trieNode        // nodes[0] is the root
-	first [256]int32        // the node after each first byte; 0: none
+	first [256]int32        // the node after each first byte (a letter in either case); 0: none
 }
 
 type trieNode struct {
@@ -58,6 +58,9 @@ func (ws *wordSet) add(n int, b byte) int {
 	ws.nodes[n].next = append(ws.nodes[n].next, trieEdge{b, int32(to)})
 	if n == 0 {
 		ws.first[b] = int32(to)
+		if 'a' <= b && b <= 'z' {
+			ws.first[b-'a'+'A'] = int32(to) // for read's first look
+		}
 	}
 	return to
 }
@@ -94,47 +97,46 @@ func (ws *wordSet) has(w []byte) bool {
 // ends. It reads only while the runes read can still be (a prefix of) a word
 // of the set, so it looks at most one rune further than it must.
 func (s *scanner) read(ws *wordSet, i int) (value string, end int, ok bool) {
-	if c := s.at(i); uint32(c) < 0x80 && ws.first[lowerASCII(byte(c))] == 0 {
+	if !ws.starts(s.at(i)) {
 		return "", 0, false // most reads: no word of the set starts so
 	}
 	return s.readWord(ws, i)
 }
 
+// starts reports whether a word of the set may begin with rune c: false
+// only for an ASCII rune that begins none.
+func (ws *wordSet) starts(c rune) bool {
+	return uint32(c) >= 0x80 || ws.first[c] != 0
+}
+
+// readWord is read past its first look: the word of the set at i, if any.
 func (s *scanner) readWord(ws *wordSet, i int) (value string, end int, ok bool) {
-	e, n := i, 0
-	for {
-		c := s.at(e)
-		if c == eof {
-			break
-		}
-		if c < 0x80 {
-			lc := lowerASCII(byte(c))
-			m := ws.child(n, lc)
+	r, e, n := s.r, i, 0
+walk: // the runes of the text, without the checks of at
+	for e < len(r) {
+		for ; e < len(r) && r[e] < 0x80; e++ { // no call here: all in registers
+			m := ws.child(n, lowerASCII(byte(r[e])))
 			if m < 0 {
-				break
+				break walk
 			}
 			n = m
-			e++
-			continue
+		}
+		if e == len(r) {
+			break
 		}
 		var buf [utf8.UTFMax]byte
-		k := utf8.EncodeRune(buf[:], toLower(c))
 		m := n
-		for _, x := range buf[:k] {
-			if m = ws.child(m, x); m < 0 {
-				break
+		for _, b := range buf[:utf8.EncodeRune(buf[:], toLower(r[e]))] {
+			if m = ws.child(m, b); m < 0 {
+				break walk
 			}
-		}
-		if m < 0 {
-			break
 		}
 		n = m
 		e++
 	}
-	if e == i || !ws.nodes[n].whole {
-		return "", 0, false
-	}
-	if isAlnum(s.f.r[e-1]) && isAlnum(s.at(e)) {
+	s.reads += e - i
+	after := s.at(e) // the rune that ended the walk, or eof past the end
+	if e == i || !ws.nodes[n].whole || isAlnum(r[e-1]) && isAlnum(after) {
 		return "", 0, false
 	}
 	return ws.nodes[n].value, e, true
@@ -280,23 +282,24 @@ func (s *scanner) quantity(t *token, prefixUnit string) {
 	k := t.end
 	// Most numbers are followed by nothing read below: an ASCII rune
 	// that begins none of it, or a space and such a rune.
-	if c := s.at(k); c == ' ' {
-		if d := s.at(k + 1); uint32(d) < 0x80 && !followsSpace[lowerASCII(byte(d))] {
+	c, d := s.at(k), rune(eof) // d: the rune after a space
+	if c == ' ' {
+		if d = s.at(k + 1); uint32(d) < 0x80 && !followsSpace[d] {
 			t.unit = prefixUnit
 			return
 		}
-	} else if uint32(c) < 0x80 && !followsNumber[lowerASCII(byte(c))] {
+	} else if uint32(c) < 0x80 && !followsNumber[c] {
 		t.unit = prefixUnit
 		return
 	}
 	// A percent.
 	switch {
-	case s.at(k) == '%':
+	case c == '%':
 		s.percent(t, k+1)
-	case s.at(k) == ' ' && s.at(k+1) == '%':
+	case d == '%':
 		s.percent(t, k+2)
-	case s.at(k) == ' ':
-		if _, e, ok := s.read(percentWords, k+1); ok {
+	case c == ' ' && percentWords.starts(d):
+		if _, e, ok := s.readWord(percentWords, k+1); ok {
 			s.percent(t, e)
 		}
 	}
@@ -305,25 +308,30 @@ func (s *scanner) quantity(t *token, prefixUnit string) {
 		return
 	}
 	t.unit = prefixUnit
-	// A scale glued to the digits: "50k", "$8.2m" (a bare "5m" is metres).
-	if v, e, ok := s.read(gluedScales, k); ok && (v != "million" || prefixUnit != "") {
+	// A scale glued to the digits ("50k", "$8.2m"; a bare "5m" is metres),
+	// or after a space ("1.5 million").
+	v, e, ok := "", 0, false
+	if gluedScales.starts(c) {
+		v, e, ok = s.readWord(gluedScales, k)
+		ok = ok && (v != "million" || prefixUnit != "")
+	}
+	if !ok && t.kind != KindWords {
+		if c == ' ' && scaleWords.starts(d) {
+			v, e, ok = s.readWord(scaleWords, k+1)
+		} else if isLetter(c) && scaleWords.starts(c) {
+			v, e, ok = s.readWord(scaleWords, k)
+		}
+	}
+	if ok {
 		s.scale(t, scaleTable[v], e)
-	} else if c := s.at(k); t.kind != KindWords && (c == ' ' || isLetter(c)) {
-		j := k
-		if c == ' ' {
-			j++
-		}
-		if v, e, ok := s.read(scaleWords, j); ok {
-			s.scale(t, scaleTable[v], e)
-		}
 	}
 	s.unitAfter(t)
 	s.period(t)
 }
 
-// followsNumber and followsSpace mark the ASCII bytes (lower case) that
-// begin something quantity reads right after a number, or after a space
-// after it.
+// followsNumber and followsSpace mark the ASCII runes (of either case)
+// that begin something quantity reads right after a number, or after a
+// space after it.
 var followsNumber, followsSpace = func() (direct, spaced [0x80]bool) {
 	mark := func(t *[0x80]bool, sets ...*wordSet) {
 		for _, ws := range sets {
@@ -534,11 +542,7 @@ var ofWord = newWordSet(map[string]string{"of": ""})
 // mayStartMonth reports whether c may begin "of" or a month name: false
 // only for an ASCII rune that begins neither.
 func mayStartMonth(c rune) bool {
-	if uint32(c) >= 0x80 {
-		return true
-	}
-	b := lowerASCII(byte(c))
-	return ofWord.first[b] != 0 || monthWords.first[b] != 0
+	return ofWord.starts(c) || monthWords.starts(c)
 }
 
 // yearAfter reads a four-digit year after " ", ", " or " , " at i.
