@@ -957,12 +957,11 @@ func (s *scanner) leadingFraction(i int) (token, int, bool) {
 // costs nothing); after a space or as a word it is kept without a look.
 func (s *scanner) percent(t *token, end int) {
 	s.buf = append(append(s.buf[:0], t.canon...), '%')
-	if end == t.end+1 {
-		t.canon = s.intern(s.buf, t.start)
-	} else {
-		t.canon = s.keep(s.buf)
+	at := t.start
+	if end != t.end+1 {
+		at = len(s.r) // past the text, which spells nothing there
 	}
-	t.end, t.kind = end, KindPercent
+	t.canon, t.end, t.kind = s.intern(s.buf, at), end, KindPercent
 }
 
 var percentWords = newWordSet(map[string]string{"percent": "", "procent": "", "per cent": ""})

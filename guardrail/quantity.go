@@ -514,27 +514,14 @@ func (s *scanner) month(i int) (string, int, bool) {
 	if !ok {
 		return "", 0, false
 	}
-	if !unicode.IsUpper(s.at(i)) && (s.lowerIs(i, e, "may") || s.lowerIs(i, e, "march") || s.lowerIs(i, e, "mar")) {
+	// "may" (not "maj"), "march" and "mar" (not "mars"), all ASCII.
+	if !unicode.IsUpper(s.at(i)) && (m == "05" && s.r[i+2]|0x20 == 'y' || m == "03" && e-i != 4) {
 		return "", 0, false
 	}
 	if e-i <= 4 && s.at(e) == '.' {
 		e++
 	}
 	return m, e, true
-}
-
-// lowerIs reports whether the runes [i,e), lower-cased, spell the ASCII
-// word w.
-func (s *scanner) lowerIs(i, e int, w string) bool {
-	if e-i != len(w) {
-		return false
-	}
-	for k, c := range s.r[i:e] {
-		if c >= 0x80 || lowerASCII(byte(c)) != w[k] {
-			return false
-		}
-	}
-	return true
 }
 
 var ofWord = newWordSet(map[string]string{"of": ""})
