@@ -60,7 +60,7 @@ type attrs struct{ unit, period string }
 type Source struct {
 	Text    string
 	Numbers []Number
-	index   []indexSlot         // by value: open addressing on the FNV-1a hash
+	index   []indexSlot         // by value: open addressing on keyPrint's hash
 	filter  keyFilter           // of the values, to pass over a source quickly
 	counted map[string][]string // noun → values the snippet binds to it
 	lower   string              // the text in lower case, for month names
@@ -115,19 +115,12 @@ func NewSource(text string) *Source {
 }
 
 func (s *Source) add(key string, a attrs) {
-	h := keyHash(key)
-	mask := uint32(len(s.index) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		sl := &s.index[i]
-		if sl.attrs == nil {
-			*sl = indexSlot{key: key, hash: h, attrs: []attrs{a}}
-			break
-		}
-		if sl.hash == h && sl.key == key {
-			sl.attrs = append(sl.attrs, a)
-			break
-		}
+	fp, h := keyPrint(key)
+	sl := s.slot(key, fp, h)
+	if sl.attrs == nil {
+		sl.key, sl.fp = key, fp
 	}
+	sl.attrs = append(sl.attrs, a)
 	s.filter.add(keyBit(h))
 }
 
@@ -135,23 +128,28 @@ func (s *Source) add(key string, a attrs) {
 // number of that value; attrs is nil in an empty slot.
 type indexSlot struct {
 	key   string
-	hash  uint32
+	fp    uint64 // keyPrint(key)
 	attrs []attrs
 }
 
-// lookup returns what the snippet prints with the numbers of value key,
-// whose hash is h.
-func (s *Source) lookup(key string, h uint32) []attrs {
-	if len(s.index) == 0 {
-		return nil // a zero Source states nothing
-	}
+// slot returns the slot of key (whose print is fp and hash h), or the empty
+// slot where it goes.
+func (s *Source) slot(key string, fp uint64, h uint32) *indexSlot {
 	mask := uint32(len(s.index) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		sl := &s.index[i]
-		if sl.attrs == nil || sl.hash == h && sl.key == key {
-			return sl.attrs
+		if sl.attrs == nil || sl.fp == fp && len(sl.key) == len(key) && (len(key) <= 8 || sl.key == key) {
+			return sl
 		}
 	}
+}
+
+// lookup returns what the snippet prints with the numbers of value key.
+func (s *Source) lookup(key string, fp uint64, h uint32) []attrs {
+	if len(s.index) == 0 {
+		return nil // a zero Source states nothing
+	}
+	return s.slot(key, fp, h).attrs
 }
 
 func b2i(b bool) int {
@@ -166,13 +164,28 @@ func b2i(b bool) int {
 // several; the others are passed over without a look-up.
 type keyFilter [4]uint64
 
-// keyHash hashes a key (FNV-1a).
-func keyHash(key string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(key); i++ {
-		h = (h ^ uint32(key[i])) * 16777619
+// keyPrint returns the fingerprint of a key and its hash. A key of at most
+// 8 bytes is its own fingerprint, so that keys of the same length with the
+// same fingerprint are equal without comparing them.
+func keyPrint(key string) (fp uint64, h uint32) {
+	n := len(key)
+	for ; len(key) > 8; key = key[8:] {
+		fp = (fp ^ uint64(le32(key)) ^ uint64(le32(key[4:]))<<32) * keyMul
 	}
-	return h
+	if k := len(key); k >= 4 {
+		fp ^= uint64(le32(key)) | uint64(le32(key[k-4:]))<<32
+	} else if k > 0 {
+		fp ^= uint64(key[0]) | uint64(key[k/2])<<8 | uint64(key[k-1])<<16
+	}
+	return fp, uint32((fp ^ uint64(n)) * keyMul >> 32)
+}
+
+const keyMul = 0x9e3779b97f4a7c15 // 2^64 / the golden ratio, odd
+
+// le32 reads the first 4 bytes of s, little-endian (one load).
+func le32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // keyBit folds a key's hash to the 8 bits of keyFilter.
@@ -249,7 +262,8 @@ func (s *Source) mentionsMonth(m string) bool {
 }
 
 func (s *Source) has(key string, want attrs) bool {
-	for _, a := range s.lookup(key, keyHash(key)) {
+	fp, h := keyPrint(key)
+	for _, a := range s.lookup(key, fp, h) {
 		if agree(a.unit, want.unit) && agree(a.period, want.period) {
 			return true
 		}
@@ -318,13 +332,13 @@ func Check(n Number, sources []*Source) NumberVerdict {
 func (nv *NumberVerdict) check(sources []*Source) {
 	n := &nv.Number
 	nv.State, nv.Grounded, nv.Citation = Grounded, true, -1
-	h := keyHash(n.Canonical)
+	fp, h := keyPrint(n.Canonical)
 	bit := keyBit(h)
 	for i, s := range sources {
 		if s == nil || !s.filter.mayHave(bit) {
 			continue
 		}
-		for _, a := range s.lookup(n.Canonical, h) { // has, inlined
+		for _, a := range s.lookup(n.Canonical, fp, h) { // has, inlined
 			if agree(a.unit, n.Unit) && agree(a.period, n.Period) {
 				nv.Citation = i
 				return
