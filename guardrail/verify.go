@@ -73,9 +73,11 @@ type Source struct {
 func NewSource(text string) *Source {
 	nums := Extract(text)
 	s := &Source{Text: text, Numbers: nums, lower: lowerString(text)}
-	keys := 0
+	keys := len(nums)
 	for _, n := range nums {
-		keys += 1 + 3*b2i(n.Kind == KindDate || n.Kind == KindRange || n.Kind == KindPercent)
+		if n.Kind == KindDate || n.Kind == KindRange || n.Kind == KindPercent {
+			keys += 3
+		}
 	}
 	size := 2
 	for size < 2*keys { // at most half full
@@ -150,13 +152,6 @@ func (s *Source) lookup(key string, fp uint64, h uint32) []attrs {
 		return nil // a zero Source states nothing
 	}
 	return s.slot(key, fp, h).attrs
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // keyFilter is a 256-bit summary of a set of keys: a key whose bit is not
