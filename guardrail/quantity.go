@@ -92,6 +92,12 @@ func (ws *wordSet) has(w []byte) bool {
 	return ws.nodes[n].whole
 }
 
+// starts reports whether a word of the set may begin with rune c: false
+// only for an ASCII rune that begins none.
+func (ws *wordSet) starts(c rune) bool {
+	return uint32(c) >= 0x80 || ws.first[c] != 0
+}
+
 // read reports which word of the set stands at i as a whole word (not
 // followed by a letter or digit when it ends in one), its value and where it
 // ends. It reads only while the runes read can still be (a prefix of) a word
@@ -100,17 +106,6 @@ func (s *scanner) read(ws *wordSet, i int) (value string, end int, ok bool) {
 	if !ws.starts(s.at(i)) {
 		return "", 0, false // most reads: no word of the set starts so
 	}
-	return s.readWord(ws, i)
-}
-
-// starts reports whether a word of the set may begin with rune c: false
-// only for an ASCII rune that begins none.
-func (ws *wordSet) starts(c rune) bool {
-	return uint32(c) >= 0x80 || ws.first[c] != 0
-}
-
-// readWord is read past its first look: the word of the set at i, if any.
-func (s *scanner) readWord(ws *wordSet, i int) (value string, end int, ok bool) {
 	r, e, n := s.r, i, 0
 walk: // the runes of the text, without the checks of at
 	for e < len(r) {
@@ -299,7 +294,7 @@ func (s *scanner) quantity(t *token, prefixUnit string) {
 	case d == '%':
 		s.percent(t, k+2)
 	case c == ' ' && percentWords.starts(d):
-		if _, e, ok := s.readWord(percentWords, k+1); ok {
+		if _, e, ok := s.read(percentWords, k+1); ok {
 			s.percent(t, e)
 		}
 	}
@@ -312,14 +307,14 @@ func (s *scanner) quantity(t *token, prefixUnit string) {
 	// or after a space ("1.5 million").
 	v, e, ok := "", 0, false
 	if gluedScales.starts(c) {
-		v, e, ok = s.readWord(gluedScales, k)
+		v, e, ok = s.read(gluedScales, k)
 		ok = ok && (v != "million" || prefixUnit != "")
 	}
 	if !ok && t.kind != KindWords {
 		if c == ' ' && scaleWords.starts(d) {
-			v, e, ok = s.readWord(scaleWords, k+1)
+			v, e, ok = s.read(scaleWords, k+1)
 		} else if isLetter(c) && scaleWords.starts(c) {
-			v, e, ok = s.readWord(scaleWords, k)
+			v, e, ok = s.read(scaleWords, k)
 		}
 	}
 	if ok {
