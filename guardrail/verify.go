@@ -123,7 +123,8 @@ func (s *Source) add(key string, a attrs) {
 		sl.key, sl.fp = key, fp
 	}
 	sl.attrs = append(sl.attrs, a)
-	s.filter.add(keyBit(h))
+	w, bit := keyBit(h)
+	s.filter[w] |= bit
 }
 
 // indexSlot is a value the snippet states, with what it prints with each
@@ -183,11 +184,9 @@ func le32(s string) uint32 {
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
-// keyBit folds a key's hash to the 8 bits of keyFilter.
-func keyBit(h uint32) uint8 { return uint8(h ^ h>>8 ^ h>>16 ^ h>>24) }
-
-func (f *keyFilter) add(bit uint8)          { f[bit>>6] |= 1 << (bit & 63) }
-func (f *keyFilter) mayHave(bit uint8) bool { return f[bit>>6]&(1<<(bit&63)) != 0 }
+// keyBit returns the word of keyFilter and the bit in it that stand for a
+// key of hash h: the top 8 bits of h.
+func keyBit(h uint32) (w uint32, bit uint64) { return h >> 30, 1 << (h >> 24 & 63) }
 
 // dateParts splits a canonical date: "2004-10-19" → "2004", "10-19";
 // "--10-19" → "", "10-19"; "2019-06" → "2019", "".
@@ -328,9 +327,9 @@ func (nv *NumberVerdict) check(sources []*Source) {
 	n := &nv.Number
 	nv.State, nv.Grounded, nv.Citation = Grounded, true, -1
 	fp, h := keyPrint(n.Canonical)
-	bit := keyBit(h)
+	w, bit := keyBit(h)
 	for i, s := range sources {
-		if s == nil || !s.filter.mayHave(bit) {
+		if s == nil || s.filter[w]&bit == 0 {
 			continue
 		}
 		for _, a := range s.lookup(n.Canonical, fp, h) { // has, inlined
