@@ -73,9 +73,10 @@ func (ws *wordSet) child(n int, b byte) int {
 		}
 		return -1
 	}
-	for _, e := range ws.nodes[n].next {
-		if e.b == b {
-			return int(e.to)
+	next := ws.nodes[n].next
+	for k := range next {
+		if next[k].b == b {
+			return int(next[k].to)
 		}
 	}
 	return -1
