@@ -182,16 +182,18 @@ var periodWords = newWordSet(table(`
 	hour = hour h hr timme timmen tim
 	user = user användare seat`))
 
-// periodAdverbs stand alone after a quantity: "399 kr monthly".
-var periodAdverbs = newWordSet(table(`
+// periodSpaced are read after a space after a quantity: the adverbs that
+// stand alone ("399 kr monthly"), valued by their period, and the joins
+// that come between the quantity and its period ("per month", "a year",
+// "i månaden", "om året"), valued "". All are letters, so a word read
+// here ends where no word of either kind goes on: one read finds what a
+// read of the adverbs and one of the joins would.
+var periodSpaced = newWordSet(table(`
 	month = monthly månadsvis
 	year = yearly annually årligen
 	week = weekly
-	day = daily`))
-
-// periodJoins come between a quantity and its period: "per month", "a
-// year", "i månaden", "om året".
-var periodJoins = newWordSet(table(`= per a an each every i om pro`))
+	day = daily
+	= per a an each every i om pro`))
 
 // Scale words after a number: "1.5 million", "2 mkr" (also a currency).
 type scaleWord struct {
@@ -338,7 +340,7 @@ var followsNumber, followsSpace = func() (direct, spaced [0x80]bool) {
 	}
 	mark(&direct, gluedScales, scaleWords, unitWords)
 	direct['%'], direct['/'], direct[' '] = true, true, true
-	mark(&spaced, percentWords, scaleWords, unitWords, periodAdverbs, periodJoins)
+	mark(&spaced, percentWords, scaleWords, unitWords, periodSpaced)
 	spaced['%'] = true
 	return direct, spaced
 }()
@@ -384,14 +386,12 @@ func (s *scanner) period(t *token) {
 			t.period, t.end = v, e
 		}
 	case ' ':
-		if v, e, ok := s.read(periodAdverbs, k+1); ok {
-			t.period, t.end = v, e
-			return
+		v, e, ok := s.read(periodSpaced, k+1)
+		if ok && v == "" && s.at(e) == ' ' { // a join: the period follows
+			v, e, ok = s.read(periodWords, e+1)
 		}
-		if _, e, ok := s.read(periodJoins, k+1); ok && s.at(e) == ' ' {
-			if v, e2, ok := s.read(periodWords, e+1); ok {
-				t.period, t.end = v, e2
-			}
+		if ok && v != "" {
+			t.period, t.end = v, e
 		}
 	}
 }

@@ -104,7 +104,7 @@ func TestParseNumber(t *testing.T) {
 func TestNumberWordsBeginNoQuantity(t *testing.T) {
 	sets := map[string]*wordSet{
 		"pointWords": pointWords, "percentWords": percentWords, "unitWords": unitWords,
-		"periodAdverbs": periodAdverbs, "periodJoins": periodJoins,
+		"periodSpaced": periodSpaced,
 	}
 	for w := range englishWords {
 		if w == "a" {
