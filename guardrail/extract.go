@@ -5,33 +5,31 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
 )
 
 // Extract returns every number in text, in order of appearance. See the
 // package documentation and SPEC §3 for what counts as one number.
 func Extract(text string) []Number {
 	var out []Number
-	scanText(text, func(toks []token, f *folded) {
-		if len(toks) > 0 {
-			out = make([]Number, len(toks))
-			inPlace := f.inPlace()
-			for k := range toks {
-				t := &toks[k]
+	scanText(text, func(s *scanner) {
+		if len(s.toks) > 0 {
+			out = make([]Number, len(s.toks))
+			for k := range s.toks {
+				t := &s.toks[k]
 				start, end := t.start, t.end
-				if end > inPlace {
-					start, end = t.span(f)
+				if end > s.inPlace {
+					start, end = t.span(s.f)
 				}
-				t.fillAt(&out[k], text[start:end], start, end)
+				s.fill(&out[k], t, text[start:end], start, end)
 			}
 		}
 	})
 	return out
 }
 
-// scanText scans the whole of text and calls use once with its tokens, in
-// order, and the folded text they index.
-func scanText(text string, use func([]token, *folded)) {
+// scanText scans the whole of text and calls use once with the scanner,
+// whose toks are the numbers of text in order.
+func scanText(text string, use func(*scanner)) {
 	spareMu.Lock()
 	s := spare
 	spare = nil
@@ -41,14 +39,13 @@ func scanText(text string, use func([]token, *folded)) {
 	}
 	f := s.f
 	f.fold(text)
-	s.final, s.prefix = true, ""
+	s.final, s.prefix = true, 0
 	s.toks = s.toks[:0]
-	s.canons = strings.Builder{} // the last text's numbers keep theirs
 	s.scan(0)
-	use(s.toks, f)
+	use(s)
 	if cap(f.r) <= maxSpare {
-		f.src = "" // hold no text
-		clear(s.toks)
+		f.src = ""                   // hold no text
+		s.canons = strings.Builder{} // the numbers filled keep theirs
 		spareMu.Lock()
 		spare = s
 		spareMu.Unlock()
@@ -59,7 +56,8 @@ func scanText(text string, use func([]token, *folded)) {
 // that a call folds into buffers already allocated instead of 4 bytes per
 // byte of text anew. Concurrent calls that find none allocate their own.
 // Only the numbers outlive a call, and none of them points into these
-// buffers.
+// buffers. Tokens hold no pointers, so the spare's are no work for the
+// garbage collector.
 var (
 	spareMu sync.Mutex
 	spare   *scanner
@@ -71,14 +69,75 @@ const maxSpare = 64 << 10
 // eof is what the scanner reads past the end of the text.
 const eof rune = -1
 
-// token is a number found by the scanner, with its span in runes.
+// token is a number found by the scanner, with its span in runes. It holds
+// no pointer, so that the garbage collector neither scans the tokens of a
+// scan nor guards their writes with barriers: its strings are refs and
+// codes, made strings only when a Number is filled.
 type token struct {
 	_            [0]func() // not comparable: no equality function in the WASM guard
 	start, end   int
-	canon        string
-	kind         Kind
-	unit, period string
-	noun         string // what a small count written as a word counts
+	canon        ref
+	noun         ref // what a small count written as a word counts
+	kind         kind
+	unit, period uint8 // names[unit], names[period]
+}
+
+// ref is a string the scanner made: n bytes at byte offset at of the
+// source text when at >= 0, else at ^at of the scan's canons.
+type ref struct{ at, n int32 }
+
+// str returns the string r refers to.
+func (s *scanner) str(r ref) string {
+	if r.at >= 0 {
+		return s.f.src[r.at : r.at+r.n]
+	}
+	return s.canons.String()[^r.at : ^r.at+r.n]
+}
+
+// kind is a Kind as a code: kinds[k]. The plain kinds (which may carry a
+// scale, unit or period) come first, then the percent: those a sign may
+// precede.
+type kind uint8
+
+const (
+	kInteger kind = iota + 1
+	kDecimal
+	kGrouped
+	kAmbiguous // the last plain kind
+	kPercent   // the last signable kind
+	kDate
+	kTime
+	kPhone
+	kWords
+	kOrdinal
+	kQuarter
+	kRange
+)
+
+var kinds = [...]Kind{"", KindInteger, KindDecimal, KindGrouped, KindAmbiguous,
+	KindPercent, KindDate, KindTime, KindPhone, KindWords, KindOrdinal, KindQuarter, KindRange}
+
+// names are the units and periods of tokens, by code; names[0] is none.
+// The currencies written before a number come first (usd, eur, gbp), the
+// others as nameCode gives them codes (see named).
+var names = []string{"", "USD", "EUR", "GBP"}
+
+const (
+	usd uint8 = iota + 1
+	eur
+	gbp
+)
+
+// nameCode returns the code of the unit or period v in names, added when
+// missing (while the package is initialised).
+func nameCode(v string) uint8 {
+	for c, w := range names {
+		if w == v {
+			return uint8(c)
+		}
+	}
+	names = append(names, v)
+	return uint8(len(names) - 1)
 }
 
 // span returns the byte span of the token in the original text.
@@ -91,21 +150,14 @@ func (t *token) span(f *folded) (start, end int) {
 	return start, end
 }
 
-// fill makes n the number of token t of text, whose folded form is f.
-func (t *token) fill(n *Number, text string, f *folded) {
-	start, end := t.span(f)
-	t.fillAt(n, text[start:end], start, end)
-}
-
-// fillAt makes n, a zero Number (every caller's is new), the number of
-// token t, printed as text at [start,end). It sets the fields one by one
-// (a Number literal would be built aside, as t and n might overlap, and
-// copied), and the unit, period and noun, most often empty, only when one
-// is not: a pointer written while the GC marks costs a write barrier.
-func (t *token) fillAt(n *Number, text string, start, end int) {
-	n.Text, n.Canonical, n.Kind, n.Start, n.End = text, t.canon, t.kind, start, end
-	if t.unit != "" || t.period != "" || t.noun != "" {
-		n.Unit, n.Period, n.noun = t.unit, t.period, t.noun
+// fill makes n, a zero Number (every caller's is new), the number of token
+// t of the scan, printed as text at [start,end). It sets the unit, period
+// and noun, most often empty, only when one is not: a pointer written while
+// the GC marks costs a write barrier.
+func (s *scanner) fill(n *Number, t *token, text string, start, end int) {
+	n.Text, n.Canonical, n.Kind, n.Start, n.End = text, s.str(t.canon), kinds[t.kind], start, end
+	if t.unit|t.period != 0 || t.noun.n != 0 {
+		n.Unit, n.Period, n.noun = names[t.unit], names[t.period], s.str(t.noun)
 	}
 }
 
@@ -125,9 +177,9 @@ type scanner struct {
 	scratch []byte          // lower-cased words
 	buf     []byte          // the canonical form being written
 	lex     []lexeme        // the lexemes of the spelled-out number being read
-	prefix  string          // the currency written before the number being read
+	prefix  uint8           // the currency written before the number being read
 	toks    []token         // the numbers found by scan
-	canons  strings.Builder // canonical forms not spelled as such in the text
+	canons  strings.Builder // canonical forms not spelled as such in the text, and nouns
 	reads   int             // runes looked at, for the test that scanning is linear
 	inPlace int             // runes before it stand as they are in f.src (set by scan)
 }
@@ -242,11 +294,11 @@ func (s *scanner) prose(i int) int {
 func (s *scanner) step(i int) (t token, next int, ok bool) {
 	switch c := s.at(i); c {
 	case '$':
-		return s.prefixed(i, i+1, "USD")
+		return s.prefixed(i, i+1, usd)
 	case '€':
-		return s.prefixed(i, i+1, "EUR")
+		return s.prefixed(i, i+1, eur)
 	case '£':
-		return s.prefixed(i, i+1, "GBP")
+		return s.prefixed(i, i+1, gbp)
 	case '+':
 		// scan reads a '+' before a digit (see intlPhone); at the end of
 		// a text that may grow, one may follow yet.
@@ -254,9 +306,9 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 	case '-':
 		if isDigit(s.at(i+1)) && signContext(s.at(i-1)) {
 			t, next, ok := s.number(i + 1)
-			if ok && signable(t.kind) {
+			if ok && t.kind <= kPercent { // signable
 				t.start = i
-				t.canon = "-" + t.canon
+				t.canon = s.keep([]byte("-" + s.str(t.canon)))
 				return t, next, true
 			}
 		}
@@ -335,14 +387,6 @@ func signContext(c rune) bool {
 	return c == eof || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '(' || c == '[' || c == '"' || c == '\'' || c == ':' || c == '='
 }
 
-func signable(k Kind) bool {
-	switch k {
-	case KindInteger, KindDecimal, KindGrouped, KindPercent, KindAmbiguous:
-		return true
-	}
-	return false
-}
-
 // digits returns the end of the run of ASCII digits starting at i. It
 // reads as at does, without a call of at per rune.
 func (s *scanner) digits(i int) int {
@@ -355,16 +399,6 @@ func (s *scanner) digits(i int) int {
 		s.pastEnd = true
 	}
 	return j
-}
-
-// str returns the runes [i,j) as a string.
-func (s *scanner) str(i, j int) string {
-	b := s.buf[:0]
-	for _, c := range s.f.r[i:j] {
-		b = utf8.AppendRune(b, c)
-	}
-	s.buf = b
-	return s.intern(b, i)
 }
 
 // atLineStart reports whether only spaces or tabs stand between the start
@@ -416,11 +450,11 @@ func (s *scanner) shapes(i, k int) (token, int, bool) {
 				return t, t.end, true
 			}
 		}
-		t := s.ordinalToken(i, e, s.str(i, k))
+		t := s.ordinalToken(i, e, s.str(s.digitString(i, k)))
 		return t, t.end, true
 	}
 	if k-i == 1 && first >= '1' && first <= '4' && (s.at(k) == 'Q' || s.at(k) == 'q') && !isAlnum(s.at(k+1)) {
-		return token{start: i, end: k + 1, canon: "Q" + s.str(i, k), kind: KindQuarter}, k + 1, true
+		return token{start: i, end: k + 1, canon: s.keep([]byte("Q" + s.str(s.digitString(i, k)))), kind: kQuarter}, k + 1, true
 	}
 	if k-i <= 2 && s.at(k) == ' ' {
 		// A day, when a month name (or "of") may follow.
@@ -502,9 +536,9 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			}
 		} else {
 			s.reads += k - i + 2
-			t = token{start: i, end: k, kind: KindInteger}
+			t = token{start: i, end: k, kind: kInteger}
 			if k <= s.inPlace {
-				t.canon = s.f.src[i:k] // as digitString does, without a call
+				t.canon = ref{int32(i), int32(k - i)} // as digitString does, without a call
 			} else {
 				t.canon = s.digitString(i, k)
 			}
@@ -546,22 +580,23 @@ const (
 	isDigitRune
 )
 
-// digitString returns the digits [i,k) as a string: a slice of the
-// original text when they stand there as they are.
-func (s *scanner) digitString(i, k int) string {
+// digitString returns the digits [i,k) as a string: in the original text
+// when they stand there as they are.
+func (s *scanner) digitString(i, k int) ref {
 	if src := s.f.src; src != "" {
 		p, _ := s.f.place(i)
 		if _, e := s.f.place(k - 1); e-p == k-i {
-			return src[p:e]
+			return ref{int32(p), int32(k - i)}
 		}
 	}
-	return s.str(i, k)
+	s.buf = s.appendDigits(s.buf[:0], i, k)
+	return s.intern(s.buf, i)
 }
 
 // prefixed reads a number after a currency written before it ("$160",
 // "€ 12", "SEK 399"), which ends at e. It is not a number when no plain
 // number follows.
-func (s *scanner) prefixed(i, e int, unit string) (token, int, bool) {
+func (s *scanner) prefixed(i, e int, unit uint8) (token, int, bool) {
 	j := e
 	if s.at(j) == ' ' {
 		j++
@@ -571,8 +606,8 @@ func (s *scanner) prefixed(i, e int, unit string) (token, int, bool) {
 	}
 	s.prefix = unit
 	t, next, ok := s.number(j)
-	s.prefix = ""
-	if !ok || !plain(t.kind) {
+	s.prefix = 0
+	if !ok || t.kind > kAmbiguous { // not plain
 		return token{}, j, false
 	}
 	t.start = i
@@ -620,7 +655,7 @@ func (s *scanner) date(i, k int) (token, bool) {
 	b = appendPad2(append(b, '-'), month)
 	b = appendPad2(append(b, '-'), day)
 	s.buf = b
-	return token{start: i, end: d, canon: s.intern(b, i), kind: KindDate}, true
+	return token{start: i, end: d, canon: s.intern(b, i), kind: kDate}, true
 }
 
 // clock reads a time of day, H:MM or HH:MM with an optional :SS.
@@ -648,7 +683,7 @@ func (s *scanner) clock(i, k int) (token, bool) {
 		}
 	}
 	s.buf = b
-	return token{start: i, end: end, canon: s.intern(b, i), kind: KindTime}, true
+	return token{start: i, end: end, canon: s.intern(b, i), kind: kTime}, true
 }
 
 func pad2(n int) string {
@@ -756,7 +791,7 @@ func (s *scanner) phone(i, end int) token {
 	}
 	b = s.appendDigits(b, i, end)
 	s.buf = b
-	return token{start: i, end: end, canon: s.intern(b, i), kind: KindPhone}
+	return token{start: i, end: end, canon: s.intern(b, i), kind: kPhone}
 }
 
 // numeric reads an integer or decimal whose first run of digits is [i,k):
@@ -787,7 +822,7 @@ func (s *scanner) numeric(i, k int) (t token) {
 	}
 	t.start, t.end = i, end
 	if end == k {
-		t.canon, t.kind = s.digitString(i, k), KindInteger
+		t.canon, t.kind = s.digitString(i, k), kInteger
 		return t
 	}
 	b := s.appendDigits(s.buf[:0], i, intEnd) // the integer part
@@ -796,29 +831,29 @@ func (s *scanner) numeric(i, k int) (t token) {
 	short := !spaced && k-i <= 3 && s.f.r[i] != '0'
 	switch {
 	case gs.n == 0:
-		t.kind = KindGrouped
+		t.kind = kGrouped
 	case gs.n == 1 && spaced:
-		b, t.kind = s.appendDecimal(b, gs.first), KindDecimal
+		b, t.kind = s.appendDecimal(b, gs.first), kDecimal
 	case gs.n == 1:
 		if gs.first.len() == 3 && short {
 			// "1,000" and "1.000": one thousand, or one with three decimals.
-			b, t.kind = s.appendShape(b, intEnd, end), KindAmbiguous
+			b, t.kind = s.appendShape(b, intEnd, end), kAmbiguous
 		} else {
-			b, t.kind = s.appendDecimal(b, gs.first), KindDecimal
+			b, t.kind = s.appendDecimal(b, gs.first), kDecimal
 		}
 	case spaced:
-		b, t.kind = s.appendShape(b, intEnd, end), KindAmbiguous
+		b, t.kind = s.appendShape(b, intEnd, end), kAmbiguous
 	default:
 		// Two or more groups: thousands grouping ("181,674,817"),
 		// grouping with a decimal part in the other mark ("1,234.56",
 		// "1.234,5"), or else a shape that only the same shape grounds.
 		switch sep, last := gs.first.sep, gs.last; {
 		case short && gs.thousands && last.sep == sep && last.len() == 3:
-			b, t.kind = s.appendDigits(b, intEnd, end), KindGrouped
+			b, t.kind = s.appendDigits(b, intEnd, end), kGrouped
 		case short && gs.thousands && last.sep != sep:
-			b, t.kind = s.appendDecimal(s.appendDigits(b, intEnd, last.start), last), KindDecimal
+			b, t.kind = s.appendDecimal(s.appendDigits(b, intEnd, last.start), last), kDecimal
 		default:
-			b, t.kind = s.appendShape(b, intEnd, end), KindAmbiguous
+			b, t.kind = s.appendShape(b, intEnd, end), kAmbiguous
 		}
 	}
 	s.buf = b
@@ -909,27 +944,28 @@ func appendPad2(b []byte, n int) []byte {
 	return append(b, byte('0'+n/10), byte('0'+n%10))
 }
 
-// intern returns b as a string: a slice of the original text when the
-// text spells b from rune i on (so most canonical forms cost nothing),
-// else a copy.
-func (s *scanner) intern(b []byte, i int) string {
+// intern returns b as a ref into the original text when the text spells b
+// from rune i on (so most canonical forms cost nothing), else into canons.
+func (s *scanner) intern(b []byte, i int) ref {
 	if src := s.f.src; src != "" && i < len(s.f.r) {
 		p, _ := s.f.place(i)
 		if q := p + len(b); q <= len(src) && src[p:q] == string(b) {
-			return src[p:q]
+			return ref{int32(p), int32(len(b))}
 		}
 	}
 	return s.keep(b)
 }
 
-// keep returns b as a slice of one string written for the whole scan: a
-// Builder never overwrites what it returned, so the slices stay valid while
-// it grows, and a text costs one allocation per doubling, not one per
-// number.
-func (s *scanner) keep(b []byte) string {
+// keep writes b to canons, one string written for the whole scan: a
+// Builder never overwrites what it returned, so the strings of the numbers
+// filled stay valid while it grows, and a text costs one allocation per
+// doubling, not one per number. The few canonical forms made as strings
+// are kept as []byte(…), a copy on the stack for most: smaller in the WASM
+// guard than a second keep for strings.
+func (s *scanner) keep(b []byte) ref {
 	n := s.canons.Len()
 	s.canons.Write(b)
-	return s.canons.String()[n:]
+	return ref{^int32(n), int32(len(b))}
 }
 
 // decimal is the canonical form of a decimal: '.' as the mark, trailing
@@ -947,7 +983,7 @@ func decimal(whole, frac string) string {
 // leadingFraction reads ".5" or ",5" after a space: the decimal 0.5.
 func (s *scanner) leadingFraction(i int) (token, int, bool) {
 	g := s.digits(i + 1)
-	t := token{start: i, end: g, kind: KindDecimal, canon: decimal("0", s.str(i+1, g))}
+	t := token{start: i, end: g, kind: kDecimal, canon: s.keep([]byte(decimal("0", s.str(s.digitString(i+1, g)))))}
 	s.quantity(&t, s.prefix)
 	return t, t.end, true
 }
@@ -956,12 +992,12 @@ func (s *scanner) leadingFraction(i int) (token, int, bool) {
 // number can spell its canonical form in the text ("99.9%" as printed
 // costs nothing); after a space or as a word it is kept without a look.
 func (s *scanner) percent(t *token, end int) {
-	s.buf = append(append(s.buf[:0], t.canon...), '%')
+	s.buf = append(append(s.buf[:0], s.str(t.canon)...), '%')
 	at := t.start
 	if end != t.end+1 {
 		at = len(s.r) // past the text, which spells nothing there
 	}
-	t.canon, t.end, t.kind = s.intern(s.buf, at), end, KindPercent
+	t.canon, t.end, t.kind = s.intern(s.buf, at), end, kPercent
 }
 
 var percentWords = newWordSet(map[string]string{"percent": "", "procent": "", "per cent": ""})

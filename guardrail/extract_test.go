@@ -2,6 +2,7 @@ package guardrail
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode"
@@ -187,4 +188,27 @@ func TestToLower(t *testing.T) {
 			t.Fatalf("toLower(%U) = %U, want %U", c, got, want)
 		}
 	}
+}
+
+// TestTokenHoldsNoPointers: the scanner's tokens, which the spare scanner
+// keeps between calls, must be memory the garbage collector neither scans
+// nor guards with write barriers.
+func TestTokenHoldsNoPointers(t *testing.T) {
+	var walk func(typ reflect.Type, path string)
+	walk = func(typ reflect.Type, path string) {
+		switch typ.Kind() {
+		case reflect.Struct:
+			for i := range typ.NumField() {
+				walk(typ.Field(i).Type, path+"."+typ.Field(i).Name)
+			}
+		case reflect.Array:
+			if typ.Len() > 0 {
+				walk(typ.Elem(), path+"[]")
+			}
+		case reflect.Pointer, reflect.UnsafePointer, reflect.String, reflect.Slice,
+			reflect.Map, reflect.Chan, reflect.Func, reflect.Interface:
+			t.Errorf("%s is a %s: tokens must hold no pointers", path, typ.Kind())
+		}
+	}
+	walk(reflect.TypeFor[token](), "token")
 }

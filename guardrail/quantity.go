@@ -28,7 +28,8 @@ type wordSet struct {
 type trieNode struct {
 	next  []trieEdge
 	value string
-	whole bool // a word of the set ends here
+	code  uint8 // of value in names, in a set made by named
+	whole bool  // a word of the set ends here
 }
 
 type trieEdge struct {
@@ -44,6 +45,15 @@ func newWordSet(m map[string]string) *wordSet {
 			n = ws.add(n, w[i])
 		}
 		ws.nodes[n].value, ws.nodes[n].whole = v, true
+	}
+	return ws
+}
+
+// named gives the values of ws their codes in names, so that a token can
+// hold them as it holds units and periods.
+func named(ws *wordSet) *wordSet {
+	for k := range ws.nodes {
+		ws.nodes[k].code = nameCode(ws.nodes[k].value)
 	}
 	return ws
 }
@@ -100,12 +110,13 @@ func (ws *wordSet) starts(c rune) bool {
 }
 
 // read reports which word of the set stands at i as a whole word (not
-// followed by a letter or digit when it ends in one), its value and where it
-// ends. It reads only while the runes read can still be (a prefix of) a word
-// of the set, so it looks at most one rune further than it must.
-func (s *scanner) read(ws *wordSet, i int) (value string, end int, ok bool) {
+// followed by a letter or digit when it ends in one), the node where it ends
+// (with its value) and where it ends. It reads only while the runes read can
+// still be (a prefix of) a word of the set, so it looks at most one rune
+// further than it must.
+func (s *scanner) read(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
 	if !ws.starts(s.at(i)) {
-		return "", 0, false // most reads: no word of the set starts so
+		return nil, 0, false // most reads: no word of the set starts so
 	}
 	r, e, n := s.r, i, 0
 walk: // the runes of the text, without the checks of at
@@ -133,15 +144,15 @@ walk: // the runes of the text, without the checks of at
 	s.reads += e - i
 	after := s.at(e) // the rune that ended the walk, or eof past the end
 	if e == i || !ws.nodes[n].whole || isAlnum(r[e-1]) && isAlnum(after) {
-		return "", 0, false
+		return nil, 0, false
 	}
-	return ws.nodes[n].value, e, true
+	return &ws.nodes[n], e, true
 }
 
 // Units and currencies, normalised to one name per quantity: kr = SEK =
 // kronor = :-; € = EUR = euro; GB; day; … Two quantities that both state a
 // unit must state the same one.
-var unitWords = newWordSet(table(`
+var unitWords = named(newWordSet(table(`
 	SEK = kr sek kronor krona :-
 	öre = öre
 	EUR = € eur euro euros
@@ -171,16 +182,16 @@ var unitWords = newWordSet(table(`
 	cm = cm
 	mm = mm
 	lb = lb lbs
-	user = users user användare`))
+	user = users user användare`)))
 
 // Periods: what a price or a rate is per. "per month" = "a month" = "/mån".
-var periodWords = newWordSet(table(`
+var periodWords = named(newWordSet(table(`
 	month = month mo mon mån månad månaden
 	year = year yr år året
 	week = week wk vecka veckan
 	day = day dag dagen dygn
 	hour = hour h hr timme timmen tim
-	user = user användare seat`))
+	user = user användare seat`)))
 
 // periodSpaced are read after a space after a quantity: the adverbs that
 // stand alone ("399 kr monthly"), valued by their period, and the joins
@@ -188,17 +199,17 @@ var periodWords = newWordSet(table(`
 // "i månaden", "om året"), valued "". All are letters, so a word read
 // here ends where no word of either kind goes on: one read finds what a
 // read of the adverbs and one of the joins would.
-var periodSpaced = newWordSet(table(`
+var periodSpaced = named(newWordSet(table(`
 	month = monthly månadsvis
 	year = yearly annually årligen
 	week = weekly
 	day = daily
-	= per a an each every i om pro`))
+	= per a an each every i om pro`)))
 
 // Scale words after a number: "1.5 million", "2 mkr" (also a currency).
 type scaleWord struct {
 	exp  int
-	unit string
+	unit uint8 // names[unit]
 }
 
 var scaleTable = func() map[string]scaleWord {
@@ -213,7 +224,7 @@ var scaleTable = func() map[string]scaleWord {
 		6 SEK = mkr msek
 		9 SEK = mdkr`) {
 		exp, unit, _ := cut(v, ' ')
-		m[word] = scaleWord{exp: digitsValue(exp), unit: unit}
+		m[word] = scaleWord{exp: digitsValue(exp), unit: nameCode(unit)}
 	}
 	return m
 }()
@@ -268,15 +279,15 @@ var quarterWords = newWordSet(table(`q = quarter quarters kvartal kvartalet`))
 
 var ordinalSuffixes = newWordSet(table(`= st nd rd th :a :e`))
 
-var currencyCodes = newWordSet(table(`
+var currencyCodes = named(newWordSet(table(`
 	SEK = sek
 	USD = usd
 	EUR = eur
-	GBP = gbp`))
+	GBP = gbp`)))
 
 // quantity reads what follows a plain number (integer, decimal, grouped,
 // ambiguous): a percent sign or word, a scale, a unit, a period.
-func (s *scanner) quantity(t *token, prefixUnit string) {
+func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	k := t.end
 	// Most numbers are followed by nothing read below: an ASCII rune
 	// that begins none of it, or a space and such a rune.
@@ -301,27 +312,28 @@ func (s *scanner) quantity(t *token, prefixUnit string) {
 			s.percent(t, e)
 		}
 	}
-	if t.kind == KindPercent {
+	if t.kind == kPercent {
 		s.period(t)
 		return
 	}
 	t.unit = prefixUnit
 	// A scale glued to the digits ("50k", "$8.2m"; a bare "5m" is metres),
 	// or after a space ("1.5 million").
-	v, e, ok := "", 0, false
+	var w *trieNode
+	e, ok := 0, false
 	if gluedScales.starts(c) {
-		v, e, ok = s.read(gluedScales, k)
-		ok = ok && (v != "million" || prefixUnit != "")
+		w, e, ok = s.read(gluedScales, k)
+		ok = ok && (w.value != "million" || prefixUnit != 0)
 	}
-	if !ok && t.kind != KindWords {
+	if !ok && t.kind != kWords {
 		if c == ' ' && scaleWords.starts(d) {
-			v, e, ok = s.read(scaleWords, k+1)
+			w, e, ok = s.read(scaleWords, k+1)
 		} else if isLetter(c) && scaleWords.starts(c) {
-			v, e, ok = s.read(scaleWords, k)
+			w, e, ok = s.read(scaleWords, k)
 		}
 	}
 	if ok {
-		s.scale(t, scaleTable[v], e)
+		s.scale(t, scaleTable[w.value], e)
 	}
 	s.unitAfter(t)
 	s.period(t)
@@ -347,8 +359,8 @@ var followsNumber, followsSpace = func() (direct, spaced [0x80]bool) {
 
 // scale multiplies the number by a power of ten and ends it at end.
 func (s *scanner) scale(t *token, w scaleWord, end int) {
-	t.canon = shift(t.canon, w.exp)
-	if w.unit != "" && t.unit == "" {
+	t.canon = s.keep([]byte(shift(s.str(t.canon), w.exp)))
+	if w.unit != 0 && t.unit == 0 {
 		t.unit = w.unit
 	}
 	t.end = end
@@ -357,7 +369,7 @@ func (s *scanner) scale(t *token, w scaleWord, end int) {
 // unitAfter reads a unit or currency right after the number, or after one
 // space ("399 kr", "5TB", "399:-", "12 €").
 func (s *scanner) unitAfter(t *token) {
-	if t.unit != "" && t.unit != "USD" && t.unit != "EUR" && t.unit != "GBP" {
+	if t.unit > gbp { // neither none nor a currency written before
 		return
 	}
 	k := t.end
@@ -365,14 +377,14 @@ func (s *scanner) unitAfter(t *token) {
 	if s.at(k) == ' ' {
 		j++
 	}
-	v, e, ok := s.read(unitWords, j)
+	w, e, ok := s.read(unitWords, j)
 	if !ok {
 		return
 	}
-	if t.unit != "" && v != t.unit {
+	if t.unit != 0 && w.code != t.unit {
 		return // "$5 million dollars" keeps $; "$5 kr" is not read
 	}
-	t.unit = v
+	t.unit = w.code
 	t.end = e
 }
 
@@ -382,16 +394,16 @@ func (s *scanner) period(t *token) {
 	k := t.end
 	switch s.at(k) {
 	case '/':
-		if v, e, ok := s.read(periodWords, k+1); ok {
-			t.period, t.end = v, e
+		if w, e, ok := s.read(periodWords, k+1); ok {
+			t.period, t.end = w.code, e
 		}
 	case ' ':
-		v, e, ok := s.read(periodSpaced, k+1)
-		if ok && v == "" && s.at(e) == ' ' { // a join: the period follows
-			v, e, ok = s.read(periodWords, e+1)
+		w, e, ok := s.read(periodSpaced, k+1)
+		if ok && w.code == 0 && s.at(e) == ' ' { // a join: the period follows
+			w, e, ok = s.read(periodWords, e+1)
 		}
-		if ok && v != "" {
-			t.period, t.end = v, e
+		if ok && w.code != 0 {
+			t.period, t.end = w.code, e
 		}
 	}
 }
@@ -453,10 +465,10 @@ func (s *scanner) quarterAfter(end int) (int, bool) {
 func (s *scanner) ordinalToken(i, end int, v string) token {
 	if v >= "1" && v <= "4" && len(v) == 1 {
 		if e, ok := s.quarterAfter(end); ok {
-			return token{start: i, end: e, canon: "Q" + v, kind: KindQuarter}
+			return token{start: i, end: e, canon: s.keep([]byte("Q" + v)), kind: kQuarter}
 		}
 	}
-	return token{start: i, end: end, canon: v + ordSuffix(v), kind: KindOrdinal}
+	return token{start: i, end: end, canon: s.keep([]byte(v + ordSuffix(v))), kind: kOrdinal}
 }
 
 // ordSuffix is the English suffix of an ordinal's canonical form.
@@ -495,21 +507,22 @@ func (s *scanner) dayMonth(i, dayEnd int, day int) (token, bool) {
 	if !ok {
 		return token{}, false
 	}
-	t := token{start: i, end: e, kind: KindDate, canon: "--" + m + "-" + pad2(day)}
+	date, end := "--"+m+"-"+pad2(day), e
 	if y, ye, ok := s.yearAfter(e); ok {
-		t.canon, t.end = y+"-"+m+"-"+pad2(day), ye
+		date, end = y+"-"+m+"-"+pad2(day), ye
 	}
-	return t, true
+	return token{start: i, end: end, kind: kDate, canon: s.keep([]byte(date))}, true
 }
 
 // month reads a month name at i, with a full stop after an abbreviation
 // ("Aug. 10"). English names that are also common words ("may", "march")
 // count only capitalised.
 func (s *scanner) month(i int) (string, int, bool) {
-	m, e, ok := s.read(monthWords, i)
+	w, e, ok := s.read(monthWords, i)
 	if !ok {
 		return "", 0, false
 	}
+	m := w.value
 	// "may" (not "maj"), "march" and "mar" (not "mars"), all ASCII.
 	if !unicode.IsUpper(s.at(i)) && (m == "05" && s.r[i+2]|0x20 == 'y' || m == "03" && e-i != 4) {
 		return "", 0, false
@@ -545,7 +558,7 @@ func (s *scanner) yearAfter(i int) (string, int, bool) {
 	if e-j != 4 || s.at(j) == '0' || isAlnum(s.at(e)) {
 		return "", 0, false
 	}
-	return s.str(j, e), e, true
+	return s.str(s.digitString(j, e)), e, true
 }
 
 // monthFirst reads a date that starts with a month name at i: "May 27,
@@ -556,7 +569,7 @@ func (s *scanner) monthFirst(i int) (token, int, bool) {
 		return token{}, 0, false
 	}
 	if y, ye, ok := s.yearAfter(e); ok {
-		return token{start: i, end: ye, kind: KindDate, canon: y + "-" + m}, ye, true
+		return token{start: i, end: ye, kind: kDate, canon: s.keep([]byte(y + "-" + m))}, ye, true
 	}
 	d := s.digits(e + 1)
 	if d-(e+1) < 1 || d-(e+1) > 2 {
@@ -573,11 +586,11 @@ func (s *scanner) monthFirst(i int) (token, int, bool) {
 	if day < 1 || day > 31 {
 		return token{}, 0, false
 	}
-	t := token{start: i, end: end, kind: KindDate, canon: "--" + m + "-" + pad2(day)}
+	date := "--" + m + "-" + pad2(day)
 	if y, ye, ok := s.yearAfter(end); ok {
-		t.canon, t.end = y+"-"+m+"-"+pad2(day), ye
+		date, end = y+"-"+m+"-"+pad2(day), ye
 	}
-	return t, t.end, true
+	return token{start: i, end: end, kind: kDate, canon: s.keep([]byte(date))}, end, true
 }
 
 // yearRange reads "2007-2008", "2007–08", "2007/08", "2007 -- 11" after a
@@ -612,7 +625,7 @@ func (s *scanner) yearRange(i, k int) (token, bool) {
 	if to <= from || to > from+100 {
 		return token{}, false
 	}
-	return token{start: i, end: e, kind: KindRange, canon: strconv.Itoa(from) + "-" + strconv.Itoa(to)}, true
+	return token{start: i, end: e, kind: kRange, canon: s.keep([]byte(strconv.Itoa(from) + "-" + strconv.Itoa(to)))}, true
 }
 
 // nounAfter returns the word after byte offset end of text, lower-cased

@@ -81,7 +81,7 @@ func (g *StreamGuard) Text() string { return string(g.raw) }
 // safe to show.
 func (g *StreamGuard) advance(final bool) string {
 	s := &g.s
-	s.f, s.final, s.prefix, s.toks = &g.f, final, "", s.toks[:0]
+	s.f, s.final, s.prefix, s.toks = &g.f, final, 0, s.toks[:0]
 	limit := -1 // byte offset where an ungrounded number starts
 	stop, open := s.scan(g.scanned)
 	for k := range s.toks {
@@ -89,7 +89,7 @@ func (g *StreamGuard) advance(final bool) string {
 		nv := &g.numbers[len(g.numbers)-1]
 		t := &s.toks[k]
 		start, end := t.span(&g.f)
-		t.fillAt(&nv.Number, string(g.raw[start:end]), start, end)
+		s.fill(&nv.Number, t, string(g.raw[start:end]), start, end)
 		nv.check(g.sources)
 		if g.policy.Blocks(nv.State) && !g.blocked {
 			g.blocked = true

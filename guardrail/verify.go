@@ -390,11 +390,13 @@ func Verify(answer string, sources []*Source) Verdict {
 // Verify checks every number of answer against the sources under p.
 func (p Policy) Verify(answer string, sources []*Source) Verdict {
 	v := Verdict{Grounded: true}
-	scanText(answer, func(toks []token, f *folded) {
-		v.Numbers = make([]NumberVerdict, len(toks))
-		for k := range toks {
+	scanText(answer, func(s *scanner) {
+		v.Numbers = make([]NumberVerdict, len(s.toks))
+		for k := range s.toks {
 			nv := &v.Numbers[k]
-			toks[k].fill(&nv.Number, answer, f)
+			t := &s.toks[k]
+			start, end := t.span(s.f)
+			s.fill(&nv.Number, t, answer[start:end], start, end)
 			nv.check(sources)
 			if p.Blocks(nv.State) {
 				v.Grounded = false

@@ -31,7 +31,7 @@ func (s *scanner) word(i int) (t token, next int, ok bool) {
 			// A quarter ("Q3"); any other name with digits ("COVID-19",
 			// "A380") is a name, not a quantity.
 			if end == i+2 && (s.at(i) == 'Q' || s.at(i) == 'q') && s.at(i+1) >= '1' && s.at(i+1) <= '4' {
-				return token{start: i, end: end, canon: "Q" + s.str(i+1, end), kind: KindQuarter}, end, true
+				return token{start: i, end: end, canon: s.keep([]byte("Q" + s.str(s.digitString(i+1, end)))), kind: kQuarter}, end, true
 			}
 			return token{}, end, false
 		}
@@ -49,8 +49,8 @@ func (s *scanner) word(i int) (t token, next int, ok bool) {
 			if t, next, ok := s.monthFirst(i); ok {
 				return t, next, true
 			}
-			if unit, e, ok := s.read(currencyCodes, i); ok && e == j {
-				if t, next, ok := s.prefixed(i, e, unit); ok {
+			if w, e, ok := s.read(currencyCodes, i); ok && e == j {
+				if t, next, ok := s.prefixed(i, e, w.code); ok {
 					return t, next, true
 				}
 			}
@@ -59,9 +59,10 @@ func (s *scanner) word(i int) (t token, next int, ok bool) {
 			// An ordinal word (no Swedish number: TestOrdinalsAreNoNumbers)
 			// counts before a noun ("third place", "tredje kvartalet"), not
 			// as a marker of a list ("Third, …").
-			if v, e, ok := s.read(ordinalWords, i); ok && e == j {
+			if w, e, ok := s.read(ordinalWords, i); ok && e == j {
+				v := w.value
 				t := s.ordinalToken(i, e, v)
-				if t.kind == KindQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
+				if t.kind == kQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
 					return t, t.end, true
 				}
 			}
@@ -78,15 +79,15 @@ func (s *scanner) word(i int) (t token, next int, ok bool) {
 // that no snippet binds another number to it ("two devices" against "up to
 // 3 devices"). It reads through the scanner, so in hold mode the count is
 // decided only once its noun is complete.
-func (s *scanner) nounAt(i int) string {
+func (s *scanner) nounAt(i int) ref {
 	if s.at(i) != ' ' {
-		return ""
+		return ref{}
 	}
 	e := i + 1
 	for isLetter(s.at(e)) {
 		e++
 	}
-	return stemNoun(string(s.lower(s.f.r[i+1 : e])))
+	return s.keep([]byte(stemNoun(string(s.lower(s.f.r[i+1 : e])))))
 }
 
 // wordStarts is a filter (a 64K-bit hash set) of how a word that may be a
@@ -511,18 +512,18 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 	if best == 0 || val < 2 {
 		return false
 	}
-	*t = token{start: i, end: best, canon: strconv.FormatInt(val, 10), kind: KindWords}
+	*t = token{start: i, end: best, canon: s.keep([]byte(strconv.FormatInt(val, 10))), kind: kWords}
 	// A number followed by a space and another number word ("twenty
 	// twenty-one") has no decimals, percent, unit or period: none of
 	// them begins with an English number word but "a" (see
 	// TestNumberWordsBeginNoQuantity).
 	if follow != best+1 || s.r[best] != ' ' {
 		if frac, e, ok := s.spelledFraction(t.end); ok {
-			t.canon, t.end = decimal(t.canon, frac), e
+			t.canon, t.end = s.keep([]byte(decimal(s.str(t.canon), frac))), e
 		}
-		s.quantity(t, "")
+		s.quantity(t, 0)
 	}
-	if val <= 10 && bestWords == 1 && t.kind == KindWords && t.unit == "" && t.period == "" && t.canon == strconv.FormatInt(val, 10) {
+	if val <= 10 && bestWords == 1 && t.kind == kWords && t.unit|t.period == 0 && s.str(t.canon) == strconv.FormatInt(val, 10) {
 		t.noun = s.nounAt(t.end)
 	}
 	return true
