@@ -83,11 +83,22 @@ type token struct {
 }
 
 // ref is a string the scanner made: n bytes at byte offset at of the
-// source text when at >= 0, else at ^at of the scan's canons.
+// source text when at >= 0, else at ^at of the scan's canons; when n is -1,
+// the decimal form of at, a number below 100 (most numbers spelled out).
 type ref struct{ at, n int32 }
+
+// smalls holds the numbers below 100 in two digits each.
+const smalls = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
 // str returns the string r refers to.
 func (s *scanner) str(r ref) string {
+	if r.n < 0 {
+		i := 2 * r.at // in smalls, without the leading zero
+		if r.at < 10 {
+			i++
+		}
+		return smalls[i : 2*r.at+2]
+	}
 	if r.at >= 0 {
 		return s.f.src[r.at : r.at+r.n]
 	}
@@ -117,10 +128,12 @@ const (
 var kinds = [...]Kind{"", KindInteger, KindDecimal, KindGrouped, KindAmbiguous,
 	KindPercent, KindDate, KindTime, KindPhone, KindWords, KindOrdinal, KindQuarter, KindRange}
 
-// names are the units and periods of tokens, by code; names[0] is none.
-// The currencies written before a number come first (usd, eur, gbp), the
-// others as nameCode gives them codes (see named).
-var names = []string{"", "USD", "EUR", "GBP"}
+// names are the units and periods a token holds, by code: names[0] is
+// none; the currencies written before a number come first (usd, eur, gbp).
+// Every value of the unit and period words has a code (TestNames).
+var names = [...]string{"", "USD", "EUR", "GBP", "SEK", "öre", "KB", "MB", "GB", "TB", "PB",
+	"kbit", "Mbit", "Gbit", "Mbit/s", "Gbit/s", "ms", "second", "minute", "hour", "day",
+	"week", "month", "year", "kg", "g", "km", "cm", "mm", "lb", "user"}
 
 const (
 	usd uint8 = iota + 1
@@ -128,16 +141,14 @@ const (
 	gbp
 )
 
-// nameCode returns the code of the unit or period v in names, added when
-// missing (while the package is initialised).
+// nameCode returns the code of v in names, or 0.
 func nameCode(v string) uint8 {
 	for c, w := range names {
 		if w == v {
 			return uint8(c)
 		}
 	}
-	names = append(names, v)
-	return uint8(len(names) - 1)
+	return 0
 }
 
 // span returns the byte span of the token in the original text.

@@ -212,3 +212,13 @@ func TestTokenHoldsNoPointers(t *testing.T) {
 	}
 	walk(reflect.TypeFor[token](), "token")
 }
+
+// TestSmallRefs: a ref to a number below 100 reads as its decimal form.
+func TestSmallRefs(t *testing.T) {
+	var s scanner
+	for n := range 100 {
+		if got := s.str(ref{int32(n), -1}); got != fmt.Sprint(n) {
+			t.Errorf("small ref %d reads %q", n, got)
+		}
+	}
+}

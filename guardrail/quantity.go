@@ -28,7 +28,7 @@ type wordSet struct {
 type trieNode struct {
 	next  []trieEdge
 	value string
-	code  uint8 // of value in names, in a set made by named
+	code  uint8 // of value in names (0: none)
 	whole bool  // a word of the set ends here
 }
 
@@ -44,16 +44,7 @@ func newWordSet(m map[string]string) *wordSet {
 		for i := 0; i < len(w); i++ {
 			n = ws.add(n, w[i])
 		}
-		ws.nodes[n].value, ws.nodes[n].whole = v, true
-	}
-	return ws
-}
-
-// named gives the values of ws their codes in names, so that a token can
-// hold them as it holds units and periods.
-func named(ws *wordSet) *wordSet {
-	for k := range ws.nodes {
-		ws.nodes[k].code = nameCode(ws.nodes[k].value)
+		ws.nodes[n].value, ws.nodes[n].code, ws.nodes[n].whole = v, nameCode(v), true
 	}
 	return ws
 }
@@ -152,7 +143,7 @@ walk: // the runes of the text, without the checks of at
 // Units and currencies, normalised to one name per quantity: kr = SEK =
 // kronor = :-; € = EUR = euro; GB; day; … Two quantities that both state a
 // unit must state the same one.
-var unitWords = named(newWordSet(table(`
+var unitWords = newWordSet(table(`
 	SEK = kr sek kronor krona :-
 	öre = öre
 	EUR = € eur euro euros
@@ -182,16 +173,16 @@ var unitWords = named(newWordSet(table(`
 	cm = cm
 	mm = mm
 	lb = lb lbs
-	user = users user användare`)))
+	user = users user användare`))
 
 // Periods: what a price or a rate is per. "per month" = "a month" = "/mån".
-var periodWords = named(newWordSet(table(`
+var periodWords = newWordSet(table(`
 	month = month mo mon mån månad månaden
 	year = year yr år året
 	week = week wk vecka veckan
 	day = day dag dagen dygn
 	hour = hour h hr timme timmen tim
-	user = user användare seat`)))
+	user = user användare seat`))
 
 // periodSpaced are read after a space after a quantity: the adverbs that
 // stand alone ("399 kr monthly"), valued by their period, and the joins
@@ -199,12 +190,12 @@ var periodWords = named(newWordSet(table(`
 // "i månaden", "om året"), valued "". All are letters, so a word read
 // here ends where no word of either kind goes on: one read finds what a
 // read of the adverbs and one of the joins would.
-var periodSpaced = named(newWordSet(table(`
+var periodSpaced = newWordSet(table(`
 	month = monthly månadsvis
 	year = yearly annually årligen
 	week = weekly
 	day = daily
-	= per a an each every i om pro`)))
+	= per a an each every i om pro`))
 
 // Scale words after a number: "1.5 million", "2 mkr" (also a currency).
 type scaleWord struct {
@@ -212,17 +203,19 @@ type scaleWord struct {
 	unit uint8 // names[unit]
 }
 
+// scaleSpec gives the scale words: "exponent" or "exponent unit" = words.
+const scaleSpec = `
+	3 = thousand tusen
+	6 = million mn mln miljon miljoner
+	9 = billion bn miljard miljarder mdr md
+	12 = trillion
+	3 SEK = tkr
+	6 SEK = mkr msek
+	9 SEK = mdkr`
+
 var scaleTable = func() map[string]scaleWord {
 	m := map[string]scaleWord{}
-	// "exponent" or "exponent unit" = words
-	for word, v := range table(`
-		3 = thousand tusen
-		6 = million mn mln miljon miljoner
-		9 = billion bn miljard miljarder mdr md
-		12 = trillion
-		3 SEK = tkr
-		6 SEK = mkr msek
-		9 SEK = mdkr`) {
+	for word, v := range table(scaleSpec) {
 		exp, unit, _ := cut(v, ' ')
 		m[word] = scaleWord{exp: digitsValue(exp), unit: nameCode(unit)}
 	}
@@ -279,11 +272,11 @@ var quarterWords = newWordSet(table(`q = quarter quarters kvartal kvartalet`))
 
 var ordinalSuffixes = newWordSet(table(`= st nd rd th :a :e`))
 
-var currencyCodes = named(newWordSet(table(`
+var currencyCodes = newWordSet(table(`
 	SEK = sek
 	USD = usd
 	EUR = eur
-	GBP = gbp`)))
+	GBP = gbp`))
 
 // quantity reads what follows a plain number (integer, decimal, grouped,
 // ambiguous): a percent sign or word, a scale, a unit, a period.

@@ -130,3 +130,25 @@ func TestRealAnswers(t *testing.T) {
 		t.Errorf("pass rate %.4f under 0.97", rate)
 	}
 }
+
+// TestNames: every unit and period the scanner reads has a code, so that a
+// token holds it (a value missing from names would read as none).
+func TestNames(t *testing.T) {
+	has := func(v, of string) {
+		if names[nameCode(v)] != v {
+			t.Errorf("%q (of %q) has no code in names", v, of)
+		}
+	}
+	for _, ws := range []*wordSet{unitWords, periodWords, periodSpaced, currencyCodes} {
+		for w, v := range ws.words {
+			if v != "" {
+				has(v, w)
+			}
+		}
+	}
+	for w, v := range table(scaleSpec) {
+		if _, unit, ok := cut(v, ' '); ok {
+			has(unit, w)
+		}
+	}
+}

@@ -512,7 +512,10 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 	if best == 0 || val < 2 {
 		return false
 	}
-	*t = token{start: i, end: best, canon: s.keep([]byte(strconv.FormatInt(val, 10))), kind: kWords}
+	*t = token{start: i, end: best, canon: ref{int32(val), -1}, kind: kWords}
+	if val >= 100 {
+		t.canon = s.keep([]byte(strconv.FormatInt(val, 10)))
+	}
 	// A number followed by a space and another number word ("twenty
 	// twenty-one") has no decimals, percent, unit or period: none of
 	// them begins with an English number word but "a" (see
