@@ -2,9 +2,9 @@ package guardrail
 
 import (
 	"strconv"
-	"strings"
 	"sync"
 	"unicode"
+	"unsafe"
 )
 
 // Extract returns every number in text, in order of appearance. See the
@@ -44,8 +44,8 @@ func scanText(text string, use func(*scanner)) {
 	s.scan(0)
 	use(s)
 	if cap(f.r) <= maxSpare {
-		f.src = ""                   // hold no text
-		s.canons = strings.Builder{} // the numbers filled keep theirs
+		f.src = ""                            // hold no text
+		s.room, s.canons = len(s.canons), nil // the numbers filled keep theirs
 		spareMu.Lock()
 		spare = s
 		spareMu.Unlock()
@@ -102,7 +102,7 @@ func (s *scanner) str(r ref) string {
 	if r.at >= 0 {
 		return s.f.src[r.at : r.at+r.n]
 	}
-	return s.canons.String()[^r.at : ^r.at+r.n]
+	return unsafe.String(unsafe.SliceData(s.canons[^r.at:]), r.n) // in place: see keep
 }
 
 // kind is a Kind as a code: kinds[k]. The plain kinds (which may carry a
@@ -185,14 +185,15 @@ type scanner struct {
 	r       []rune // f.r, read by at
 	final   bool
 	pastEnd bool
-	scratch []byte          // lower-cased words
-	buf     []byte          // the canonical form being written
-	lex     []lexeme        // the lexemes of the spelled-out number being read
-	prefix  uint8           // the currency written before the number being read
-	toks    []token         // the numbers found by scan
-	canons  strings.Builder // canonical forms not spelled as such in the text, and nouns
-	reads   int             // runes looked at, for the test that scanning is linear
-	inPlace int             // runes before it stand as they are in f.src (set by scan)
+	scratch []byte   // lower-cased words
+	buf     []byte   // the canonical form being written
+	lex     []lexeme // the lexemes of the spelled-out number being read
+	prefix  uint8    // the currency written before the number being read
+	toks    []token  // the numbers found by scan
+	canons  []byte   // canonical forms not spelled as such in the text, and nouns (see keep)
+	room    int      // the length of the last text's canons
+	reads   int      // runes looked at, for the test that scanning is linear
+	inPlace int      // runes before it stand as they are in f.src (set by scan)
 }
 
 func (s *scanner) at(i int) rune {
@@ -967,15 +968,23 @@ func (s *scanner) intern(b []byte, i int) ref {
 	return s.keep(b)
 }
 
-// keep writes b to canons, one string written for the whole scan: a
-// Builder never overwrites what it returned, so the strings of the numbers
-// filled stay valid while it grows, and a text costs one allocation per
-// doubling, not one per number. The few canonical forms made as strings
-// are kept as []byte(…), a copy on the stack for most: smaller in the WASM
-// guard than a second keep for strings.
+// keep writes b to canons and returns its ref. str makes the strings of
+// the numbers filled over canons in place (unsafe.String, as a
+// strings.Builder does), so bytes once in canons are never written again:
+// canons is only appended to, a full one is replaced by a larger one, and
+// scanText leaves the next text none (TestNumbersOutliveTheScanner). A
+// text's canons start with the room the last text's took (at most this
+// text's length), so a text most often costs one allocation for them all.
+// The few canonical forms made as strings are kept as []byte(…), a copy on
+// the stack for most.
 func (s *scanner) keep(b []byte) ref {
-	n := s.canons.Len()
-	s.canons.Write(b)
+	n := len(s.canons)
+	if n+len(b) > cap(s.canons) {
+		c := make([]byte, n, max(2*cap(s.canons), n+len(b), min(s.room, len(s.r)), 64))
+		copy(c, s.canons)
+		s.canons = c
+	}
+	s.canons = append(s.canons, b...)
 	return ref{^int32(n), int32(len(b))}
 }
 

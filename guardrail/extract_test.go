@@ -222,3 +222,16 @@ func TestSmallRefs(t *testing.T) {
 		}
 	}
 }
+
+// TestNumbersOutliveTheScanner: the canonical forms a scan kept read the
+// same after later scans, which reuse the spare scanner (see keep).
+func TestNumbersOutliveTheScanner(t *testing.T) {
+	first := Extract("Rabatt 20 %, moms 12,5 %, 10 000 filer, ring +46 8 123 45 67, två tusen kronor, three devices")
+	want := describe(first)
+	for range 3 {
+		Extract(strings.Repeat("9 999 99,9 % +99 9 999 99 99 ", 40))
+	}
+	if got := describe(first); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the numbers of a scan changed with later scans:\n got %q\nwant %q", got, want)
+	}
+}
