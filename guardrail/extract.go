@@ -974,13 +974,14 @@ func (s *scanner) intern(b []byte, i int) ref {
 // canons is only appended to, a full one is replaced by a larger one, and
 // scanText leaves the next text none (TestNumbersOutliveTheScanner). A
 // text's canons start with the room the last text's took (at most this
-// text's length), so a text most often costs one allocation for them all.
+// text's length, at least 16 bytes), so a text most often costs one
+// allocation for them all.
 // The few canonical forms made as strings are kept as []byte(…), a copy on
 // the stack for most.
 func (s *scanner) keep(b []byte) ref {
 	n := len(s.canons)
 	if n+len(b) > cap(s.canons) {
-		c := make([]byte, n, max(2*cap(s.canons), n+len(b), min(s.room, len(s.r)), 64))
+		c := make([]byte, n, max(2*cap(s.canons), n+len(b), min(s.room, len(s.r)), 16))
 		copy(c, s.canons)
 		s.canons = c
 	}
