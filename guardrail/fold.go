@@ -95,9 +95,8 @@ func (f *folded) inPlace() int {
 	return len(f.r)
 }
 
-// start and end return the byte span of rune i in the original.
+// start returns the byte offset of rune i in the original.
 func (f *folded) start(i int) int { s, _ := f.place(i); return s }
-func (f *folded) end(i int) int   { _, e := f.place(i); return e }
 
 // appendBytes folds the complete runes of p (whose first byte is at offset
 // base of the original text) and returns how many bytes it consumed. When

@@ -149,9 +149,6 @@ func mayBeNumber(w []rune) bool {
 	return wordStarts[h>>6]&(1<<(h&63)) != 0
 }
 
-// isLatinLetter reports whether c is an ASCII or Latin-1 letter.
-func isLatinLetter(c rune) bool { return uint32(c) < 0x100 && latinClass[c]&clLetter != 0 }
-
 // latinClass holds what prose needs to know of each rune below 0x100, so
 // that it reads a rune with one look-up: whether it starts nothing
 // (clInert, ASCII only), is a letter (clLetter), or may follow a prose word
