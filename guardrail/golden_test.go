@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -25,28 +27,7 @@ func TestGolden(t *testing.T) {
 	if testing.Short() || runtime.GOOS == "js" {
 		t.Skip("long; the js/wasm build is compared with the native one in web's TestWASMMatchesNative")
 	}
-	atoms := strings.Fields(`1 12 399 2025 08 0 10 000 181 674 817 1,000 1.5 12,5 % kr € $ £ SEK :- /mån /month per month a year
-		monthly million mkr k m bn tusen miljon twenty twenty-one one two three and a hundred thousand tjugo tjugotre tvåhundra
-		ett en fem femtio trettiofem third tredje 3rd 3:e Q3 quarter kvartalet May May. maj June juni of 27 1863 2007-08 2007–2008
-		+46 8 123 45 67 070 - – . , : / ( ) 14:30 08:00 GB TB days dagar weeks år years point komma percent procent devices enheter
-		COVID-19 A380 x ö å ä Å Ä Ö é ß ３ ٣ ³ ` + "\u200b \u00a0 \u2009" + ` fyra åtta åttio Twenty Jan Feb. Aug Sept first andra st nd rd th
-		the och eller and for till filer månad på får Premium kostar users`)
-	atoms = append(atoms, " ", " ", "\n", "\n1. ", "  ", "-", "")
-	rng := rand.New(rand.NewSource(1))
-	texts := make([]string, 20000)
-	for n := range texts {
-		var b strings.Builder
-		for range 1 + rng.Intn(12) {
-			b.WriteString(atoms[rng.Intn(len(atoms))])
-			switch rng.Intn(4) {
-			case 1, 2:
-				b.WriteByte(' ')
-			case 3:
-				b.WriteString([]string{"-", ",", ".", "/", "\n", "–"}[rng.Intn(6)])
-			}
-		}
-		texts[n] = b.String()
-	}
+	texts := generatedTexts(20000)
 	texts = append(texts, benchText(4<<10))
 	h := sha256.New()
 	put := func(v any) {
@@ -75,5 +56,92 @@ func TestGolden(t *testing.T) {
 	if got := hex.EncodeToString(h.Sum(nil)); got != goldenDigest {
 		t.Errorf("results over the generated corpus changed: digest %s, want %s\n"+
 			"(if the change is meant, set goldenDigest to the new digest and say why in the commit)", got, goldenDigest)
+	}
+}
+
+// generatedTexts returns n texts generated from a fixed seed out of the
+// pieces the scanner reads.
+func generatedTexts(n int) []string {
+	atoms := strings.Fields(`1 12 399 2025 08 0 10 000 181 674 817 1,000 1.5 12,5 % kr € $ £ SEK :- /mån /month per month a year
+		monthly million mkr k m bn tusen miljon twenty twenty-one one two three and a hundred thousand tjugo tjugotre tvåhundra
+		ett en fem femtio trettiofem third tredje 3rd 3:e Q3 quarter kvartalet May May. maj June juni of 27 1863 2007-08 2007–2008
+		+46 8 123 45 67 070 - – . , : / ( ) 14:30 08:00 GB TB days dagar weeks år years point komma percent procent devices enheter
+		COVID-19 A380 x ö å ä Å Ä Ö é ß ３ ٣ ³ ` + "\u200b \u00a0 \u2009" + ` fyra åtta åttio Twenty Jan Feb. Aug Sept first andra st nd rd th
+		the och eller and for till filer månad på får Premium kostar users`)
+	atoms = append(atoms, " ", " ", "\n", "\n1. ", "  ", "-", "")
+	rng := rand.New(rand.NewSource(1))
+	texts := make([]string, n)
+	for k := range texts {
+		var b strings.Builder
+		for range 1 + rng.Intn(12) {
+			b.WriteString(atoms[rng.Intn(len(atoms))])
+			switch rng.Intn(4) {
+			case 1, 2:
+				b.WriteByte(' ')
+			case 3:
+				b.WriteString([]string{"-", ",", ".", "/", "\n", "–"}[rng.Intn(6)])
+			}
+		}
+		texts[k] = b.String()
+	}
+	return texts
+}
+
+// TestConcurrentUse runs Extract, NewSources, Verify and stream guards from
+// several goroutines at once (the package shares a spare scanner between
+// calls) and checks that each gets the results of a call made alone, and
+// that results already returned stay as they were while others scan. Run
+// it with -race.
+func TestConcurrentUse(t *testing.T) {
+	texts := generatedTexts(600)
+	texts = append(texts, benchText(4<<10), strings.Repeat("+1 1 1 1 ", 500))
+	results := func(n int) string {
+		answer, other := texts[n], texts[(n+1)%len(texts)]
+		sources := NewSources([]string{other, answer[:len(answer)/2]})
+		g := NewStreamGuard(sources)
+		var released strings.Builder
+		for i := 0; i < len(answer); i += 5 {
+			safe, _ := g.Feed(answer[i:min(i+5, len(answer))])
+			released.WriteString(safe)
+		}
+		safe, v := g.Close()
+		b, err := json.Marshal([]any{Extract(answer), Verify(answer, sources), Strict.Verify(answer, sources), released.String() + safe, v})
+		if err != nil {
+			panic(err)
+		}
+		return string(b)
+	}
+	want := make([]string, len(texts))
+	for n := range texts {
+		want[n] = results(n)
+	}
+	const workers = 4
+	kept := make([][]Number, workers)
+	var wg sync.WaitGroup
+	errs := make(chan string, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			kept[w] = Extract(texts[len(texts)-2])
+			for k := range texts {
+				n := (k*(2*w+1) + w) % len(texts) // each worker in its own order
+				if got := results(n); got != want[n] {
+					errs <- fmt.Sprintf("worker %d, text %d (%q): results differ from a call made alone", w, n, texts[n])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	alone, _ := json.Marshal(Extract(texts[len(texts)-2]))
+	for w, k := range kept {
+		if got, _ := json.Marshal(k); string(got) != string(alone) {
+			t.Errorf("worker %d: numbers returned before the other scans changed", w)
+		}
 	}
 }
