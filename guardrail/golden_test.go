@@ -44,19 +44,25 @@ func TestGolden(t *testing.T) {
 		answer, sources := texts[n], NewSources([]string{texts[n+1], texts[n][:len(texts[n])/2]})
 		put(Verify(answer, sources))
 		put(Strict.Verify(answer, sources))
-		g := NewStreamGuard(sources)
-		var released strings.Builder
-		for i := 0; i < len(answer); i += 7 {
-			safe, _ := g.Feed(answer[i:min(i+7, len(answer))])
-			released.WriteString(safe)
-		}
-		safe, v := g.Close()
-		put([]any{released.String() + safe, v})
+		released, v := streamed(NewStreamGuard(sources), answer, 7)
+		put([]any{released, v})
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != goldenDigest {
 		t.Errorf("results over the generated corpus changed: digest %s, want %s\n"+
 			"(if the change is meant, set goldenDigest to the new digest and say why in the commit)", got, goldenDigest)
 	}
+}
+
+// streamed feeds answer to g in deltas of size bytes and returns all the
+// text it released and its verdict.
+func streamed(g *StreamGuard, answer string, size int) (string, Verdict) {
+	var released strings.Builder
+	for i := 0; i < len(answer); i += size {
+		safe, _ := g.Feed(answer[i:min(i+size, len(answer))])
+		released.WriteString(safe)
+	}
+	safe, v := g.Close()
+	return released.String() + safe, v
 }
 
 // generatedTexts returns n texts generated from a fixed seed out of the
@@ -98,14 +104,8 @@ func TestConcurrentUse(t *testing.T) {
 	results := func(n int) string {
 		answer, other := texts[n], texts[(n+1)%len(texts)]
 		sources := NewSources([]string{other, answer[:len(answer)/2]})
-		g := NewStreamGuard(sources)
-		var released strings.Builder
-		for i := 0; i < len(answer); i += 5 {
-			safe, _ := g.Feed(answer[i:min(i+5, len(answer))])
-			released.WriteString(safe)
-		}
-		safe, v := g.Close()
-		b, err := json.Marshal([]any{Extract(answer), Verify(answer, sources), Strict.Verify(answer, sources), released.String() + safe, v})
+		released, v := streamed(NewStreamGuard(sources), answer, 5)
+		b, err := json.Marshal([]any{Extract(answer), Verify(answer, sources), Strict.Verify(answer, sources), released, v})
 		if err != nil {
 			panic(err)
 		}
