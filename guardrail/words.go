@@ -523,7 +523,8 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 		}
 		s.quantity(t, 0)
 	}
-	if val <= 10 && bestWords == 1 && t.kind == kWords && t.unit|t.period == 0 && s.str(t.canon) == strconv.FormatInt(val, 10) {
+	// A small count as it was read: no decimals, scale, unit or period.
+	if val <= 10 && bestWords == 1 && t.kind == kWords && t.unit|t.period == 0 && t.canon == (ref{int32(val), -1}) {
 		t.noun = s.nounAt(t.end)
 	}
 	return true
