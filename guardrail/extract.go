@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -43,7 +44,7 @@ func scanText(text string, use func(*scanner)) {
 	s.toks = s.toks[:0]
 	s.scan(0)
 	use(s)
-	if cap(f.r) <= maxSpare {
+	if cap(f.b) <= maxSpare {
 		f.src = ""                            // hold no text
 		s.room, s.canons = len(s.canons), nil // the numbers filled keep theirs
 		spareMu.Lock()
@@ -53,8 +54,7 @@ func scanText(text string, use func(*scanner)) {
 }
 
 // spare is a scanner with its folded text, kept between calls of each so
-// that a call folds into buffers already allocated instead of 4 bytes per
-// byte of text anew. Concurrent calls that find none allocate their own.
+// that a call scans into buffers already allocated instead of anew. Concurrent calls that find none allocate their own.
 // Only the numbers outlive a call, and none of them points into these
 // buffers. Tokens hold no pointers, so the spare's are no work for the
 // garbage collector.
@@ -63,13 +63,14 @@ var (
 	spare   *scanner
 )
 
-// maxSpare is the most runes of a folded text kept for reuse (256 KB).
-const maxSpare = 64 << 10
+// maxSpare is the most bytes of a folded text kept for reuse.
+const maxSpare = 256 << 10
 
 // eof is what the scanner reads past the end of the text.
 const eof rune = -1
 
-// token is a number found by the scanner, with its span in runes. It holds
+// token is a number found by the scanner, with its span in bytes of the
+// folded text. It holds
 // no pointer, so that the garbage collector neither scans the tokens of a
 // scan nor guards their writes with barriers: its strings are refs and
 // codes, made strings only when a Number is filled.
@@ -172,9 +173,12 @@ func (s *scanner) fill(n *Number, t *token, text string, start, end int) {
 	}
 }
 
-// scanner reads a folded text left to right. Every look at a rune goes
-// through at, which records when a decision needed a rune past the end of
-// a text that may still grow (final == false). A step whose decision looked
+// scanner reads a folded text left to right, byte by byte where it reads
+// ASCII and rune by rune where not (positions are byte offsets into the
+// folded text, always at the start of a rune). Every look at a rune goes
+// through at (or reads what at would, with its checks written out), which
+// records when a decision needed a rune past the end of a text that may
+// still grow (final == false). A step whose decision looked
 // past the end is not final: the stream guard holds the text from that
 // step's start and scans it again when more text arrives. Because every step
 // depends only on runes before the end, a step that did not look past the
@@ -182,7 +186,7 @@ func (s *scanner) fill(n *Number, t *token, text string, start, end int) {
 // stream guard agree with Extract on the whole text.
 type scanner struct {
 	f       *folded
-	r       []rune // f.r, read by at
+	t       string // f.text(), read by at
 	final   bool
 	pastEnd bool
 	scratch []byte   // lower-cased words
@@ -192,14 +196,25 @@ type scanner struct {
 	toks    []token  // the numbers found by scan
 	canons  []byte   // canonical forms not spelled as such in the text, and nouns (see keep)
 	room    int      // the length of the last text's canons
-	reads   int      // runes looked at, for the test that scanning is linear
-	inPlace int      // runes before it stand as they are in f.src (set by scan)
+	reads   int      // bytes looked at, for the test that scanning is linear
+	inPlace int      // bytes before it stand as they are in f.src (set by scan)
 }
 
+// at returns the rune that starts at byte i.
 func (s *scanner) at(i int) rune {
 	s.reads++
-	if uint(i) < uint(len(s.r)) {
-		return s.r[i]
+	if t := s.t; uint(i) < uint(len(t)) && t[i] < 0x80 {
+		return rune(t[i])
+	}
+	return s.wide(i)
+}
+
+// wide is at for a rune beyond ASCII (U+FFFD for a byte that starts none),
+// or past the ends of the text.
+func (s *scanner) wide(i int) rune {
+	if uint(i) < uint(len(s.t)) {
+		r, _ := utf8.DecodeRuneInString(s.t[i:])
+		return r
 	}
 	if i >= 0 && !s.final {
 		s.pastEnd = true
@@ -207,12 +222,32 @@ func (s *scanner) at(i int) rune {
 	return eof
 }
 
-// scan runs steps from rune index i and appends the numbers found to
+// lastRune returns the last rune of t (U+FFFD for a byte that ends none).
+func lastRune(t string) rune {
+	if c := t[len(t)-1]; c < 0x80 {
+		return rune(c)
+	}
+	r, _ := utf8.DecodeLastRuneInString(t)
+	return r
+}
+
+// runeLen is the number of bytes of c, a rune the scanner read that is a
+// letter or digit (U+FFFD read from a byte that starts no rune is neither,
+// and is one byte).
+func runeLen(c rune) int {
+	if c < 0x80 {
+		return 1
+	}
+	return utf8.RuneLen(c)
+}
+
+// scan runs steps from byte i and appends the numbers found to
 // s.toks. It returns the index where it stopped and whether it stopped
 // because the step starting there was not final.
 func (s *scanner) scan(i int) (stop int, open bool) {
-	s.r = s.f.r
-	n := len(s.r)
+	s.t = s.f.text()
+	text := s.t
+	n := len(text)
 	s.inPlace = 0
 	if s.f.src != "" {
 		s.inPlace = s.f.inPlace()
@@ -221,19 +256,27 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 	var next int
 	var ok bool
 	for i < n {
-		c := s.r[i]
+		c := text[i]
 		if c == ' ' { // most often between a number and the next
 			s.reads++
 			i++
 			continue
 		}
-		if uint32(c-'0') < 10 {
-			j, k, open := s.integers(i)
-			if i = j; open {
-				return i, true
-			}
-			if k == j {
-				continue // no digits after the last integer
+		if c-'0' < 10 {
+			k := i + 1
+			if fast {
+				j, e, open := s.integers(i)
+				if i = j; open {
+					return i, true
+				}
+				if e == j {
+					continue // no digits after the last integer
+				}
+				k = e
+			} else {
+				for k < n && text[k]-'0' < 10 {
+					k++
+				}
 			}
 			if k == n && !s.final {
 				return i, true // the run may go on
@@ -242,7 +285,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			s.reads += k - i + 1
 			s.pastEnd = false
 			t, next, ok = s.shapes(i, k)
-		} else if c == '+' && i+1 < n && uint32(s.r[i+1]-'0') < 10 {
+		} else if c == '+' && i+1 < n && text[i+1]-'0' < 10 {
 			// An international phone number, or nothing.
 			s.pastEnd = false
 			if next, ok = s.intlPhone(i); ok {
@@ -251,9 +294,11 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 				next = i + 1
 			}
 		} else {
-			if j := s.prose(i); j > i {
-				i = j
-				continue
+			if fast {
+				if j := s.prose(i); j > i {
+					i = j
+					continue
+				}
 			}
 			s.pastEnd = false
 			t, next, ok = s.step(i)
@@ -270,35 +315,78 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 }
 
 // prose skips from i what step reads as prose, as long as that is decided
-// by the runes in the text and quickly: runes that start nothing, and words
-// of ASCII or Latin-1 letters followed by an ASCII rune that is not a
+// by the bytes in the text and quickly: ASCII that starts nothing, and
+// words of ASCII or Latin-1 letters followed by an ASCII rune that is not a
 // hyphen, which begin no number word (see mayBeNumber). It returns i when
 // the rune at i needs a step.
 func (s *scanner) prose(i int) int {
-	r := s.r
+	t := s.t
 	start := i
-	for i < len(r) {
-		c := uint32(r[i])
-		if c >= 0x100 {
-			break
-		}
-		if cl := latinClass[c]; cl&clInert != 0 || cl&clSign != 0 && i+1 < len(r) && !isDigit(r[i+1]) {
+	for i < len(t) {
+		c := t[i]
+		cl := latinClass[c] // of ASCII: a byte beyond is none of these
+		if cl&clInert != 0 || cl&clSign != 0 && i+1 < len(t) && t[i+1]-'0' >= 10 {
 			i++ // "+", "-", "." or "," before anything but a digit starts nothing
 			continue
-		} else if cl&clLetter == 0 {
-			break
 		}
-		j := i + 1
-		for j < len(r) && uint32(r[j]) < 0x100 && latinClass[r[j]]&clLetter != 0 {
+		// A word: its first three letters, lower-cased, and its length
+		// (2, 3, 4 for more) make the key of wordStarts.
+		j := i
+		for j < len(t) && latinClass[t[j]]&clASCIILetter != 0 {
 			j++
 		}
-		if j-i < 2 || j == len(r) || uint32(r[j]) >= 0x100 || latinClass[r[j]]&clWordEnd == 0 || mayBeLatinNumber(r[i:j]) {
+		var key uint32
+		if j < len(t) && t[j] >= 0x80 {
+			j, key = latinWord(t, i)
+		} else if n := j - i; n >= 2 {
+			key = min(uint32(n), 4)<<24 | uint32(latinLowers[t[i]]) | uint32(latinLowers[t[i+1]])<<8
+			if n > 2 {
+				key |= uint32(latinLowers[t[i+2]]) << 16
+			}
+		}
+		if key == 0 || j == len(t) || latinClass[t[j]]&clWordEnd == 0 {
+			break
+		}
+		if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
 			break
 		}
 		i = j
 	}
 	s.reads += i - start
 	return i
+}
+
+// latinWord reads the word of ASCII and Latin-1 letters at byte i of t
+// and returns its end and its key in wordStarts (0 when it is shorter than
+// two letters).
+func latinWord(t string, i int) (j int, key uint32) {
+	n := uint32(0)
+	for j = i; j < len(t); n++ {
+		c := t[j]
+		if c < 0x80 {
+			if latinClass[c]&clLetter == 0 {
+				break
+			}
+			j++
+		} else {
+			// U+0080–U+00FF: 0xC2 or 0xC3 and one byte 0x80–0xBF.
+			if c&^1 != 0xC2 || j+1 >= len(t) || t[j+1]&0xC0 != 0x80 {
+				break
+			}
+			c = (c&1)<<6 | t[j+1]&0x3F | 0x80
+			if latinClass[c]&clLetter == 0 {
+				break
+			}
+			j += 2
+		}
+		if n < 3 {
+			key |= uint32(latinLowers[c]) << (8 * (n & 3))
+		}
+	}
+	if n < 2 {
+		return j, 0
+	}
+	return j, min(n, 4)<<24 | key
 }
 
 // step reads what starts at i with a rune that is not a digit (scan reads
@@ -308,9 +396,9 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 	case '$':
 		return s.prefixed(i, i+1, usd)
 	case '€':
-		return s.prefixed(i, i+1, eur)
+		return s.prefixed(i, i+len("€"), eur)
 	case '£':
-		return s.prefixed(i, i+1, gbp)
+		return s.prefixed(i, i+len("£"), gbp)
 	case '+':
 		// scan reads a '+' before a digit (see intlPhone); at the end of
 		// a text that may grow, one may follow yet.
@@ -331,6 +419,10 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 	default:
 		if isLetter(c) {
 			return s.word(i)
+		}
+		if c >= 0x80 {
+			_, size := utf8.DecodeRuneInString(s.t[i:])
+			return token{}, i + size, false
 		}
 	}
 	return token{}, i + 1, false
@@ -400,14 +492,14 @@ func signContext(c rune) bool {
 }
 
 // digits returns the end of the run of ASCII digits starting at i. It
-// reads as at does, without a call of at per rune.
+// reads as at does, without a call of at per byte.
 func (s *scanner) digits(i int) int {
-	r, j := s.r, i
-	for uint(j) < uint(len(r)) && uint32(r[j]-'0') < 10 {
+	t, j := s.t, i
+	for uint(j) < uint(len(t)) && t[j]-'0' < 10 {
 		j++
 	}
 	s.reads += j - i + 1
-	if j >= len(r) && !s.final {
+	if j >= len(t) && !s.final {
 		s.pastEnd = true
 	}
 	return j
@@ -417,7 +509,7 @@ func (s *scanner) digits(i int) int {
 // of the line and i.
 func (s *scanner) atLineStart(i int) bool {
 	for j := i - 1; j >= 0; j-- {
-		switch s.f.r[j] {
+		switch s.t[j] {
 		case ' ', '\t':
 			continue
 		case '\n', '\r':
@@ -438,7 +530,7 @@ func (s *scanner) number(i int) (token, int, bool) {
 // shapes reads what starts with the run of digits [i,k) when it is not a
 // plain integer.
 func (s *scanner) shapes(i, k int) (token, int, bool) {
-	first := s.r[i] // a digit
+	first := s.t[i] // a digit
 	// A markdown ordered-list marker ("1. ", "2) ") at the start of a line
 	// is formatting, not a number.
 	if k-i <= 9 && s.atLineStart(i) {
@@ -504,12 +596,12 @@ func (s *scanner) shapes(i, k int) (token, int, bool) {
 // of digits follows the last integer; open when the integer at j looked
 // past the end of a text that may grow.
 func (s *scanner) integers(i int) (j, k int, open bool) {
-	r, n := s.r, len(s.r)
+	r, n := s.t, len(s.t)
 	var t token
-	for i < n && uint32(r[i]-'0') < 10 {
+	for i < n && r[i]-'0' < 10 {
 		spaced := false
 		k := i + 1
-		for k < n && uint32(r[k]-'0') < 10 {
+		for k < n && r[k]-'0' < 10 {
 			k++
 		}
 		if k+1 >= n || r[i] == '0' && k-i >= 2 && k-i <= 4 {
@@ -532,7 +624,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				// at the end of the text) follows: none of the other
 				// shapes, but grouping starts so.
 				e := k + 2
-				for e < n && uint32(r[e]-'0') < 10 {
+				for e < n && r[e]-'0' < 10 {
 					e++
 				}
 				spaced = e == n || e-(k+1) == 3
@@ -798,7 +890,7 @@ func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
 // after a '+' when it starts with one.
 func (s *scanner) phone(i, end int) token {
 	b := s.buf[:0]
-	if s.f.r[i] == '+' {
+	if s.t[i] == '+' {
 		b = append(b, '+')
 	}
 	b = s.appendDigits(b, i, end)
@@ -811,7 +903,7 @@ func (s *scanner) phone(i, end int) token {
 // shapes are settled by SPEC §3 rule 6.
 func (s *scanner) numeric(i, k int) (t token) {
 	intEnd, spaced := k, false // the integer part is [i,intEnd)
-	if k-i <= 3 && s.r[i] != '0' {
+	if k-i <= 3 && s.t[i] != '0' {
 		for s.at(intEnd) == ' ' {
 			g := s.digits(intEnd + 1)
 			if g-(intEnd+1) != 3 {
@@ -840,7 +932,7 @@ func (s *scanner) numeric(i, k int) (t token) {
 	b := s.appendDigits(s.buf[:0], i, intEnd) // the integer part
 	// Only an integer part of up to three digits, not starting with 0,
 	// can be followed by groups of thousands; when spaced it was not.
-	short := !spaced && k-i <= 3 && s.f.r[i] != '0'
+	short := !spaced && k-i <= 3 && s.t[i] != '0'
 	switch {
 	case gs.n == 0:
 		t.kind = kGrouped
@@ -909,11 +1001,11 @@ func (gs *groups) add(g group) {
 // decimal (always '.') or integer canonical form takes, so only the same
 // shape grounds it.
 func (s *scanner) appendShape(b []byte, i, end int) []byte {
-	for _, c := range s.f.r[i:end] {
+	for _, c := range []byte(s.t[i:end]) {
 		if c == '.' {
 			c = ','
 		}
-		b = append(b, byte(c))
+		b = append(b, c)
 	}
 	return b
 }
@@ -923,7 +1015,7 @@ func (s *scanner) appendShape(b []byte, i, end int) []byte {
 // ("12,50" → "12.5", "12.00" → "12").
 func (s *scanner) appendDecimal(b []byte, g group) []byte {
 	end := g.end
-	for end > g.start && s.f.r[end-1] == '0' {
+	for end > g.start && s.t[end-1] == '0' {
 		end--
 	}
 	if end == g.start {
@@ -932,11 +1024,11 @@ func (s *scanner) appendDecimal(b []byte, g group) []byte {
 	return s.appendDigits(append(b, '.'), g.start, end)
 }
 
-// appendDigits appends the digits among runes [i,j) to b.
+// appendDigits appends the digits among bytes [i,j) to b.
 func (s *scanner) appendDigits(b []byte, i, j int) []byte {
-	for _, c := range s.f.r[i:j] {
-		if isDigit(c) {
-			b = append(b, byte(c))
+	for _, c := range []byte(s.t[i:j]) {
+		if c-'0' < 10 {
+			b = append(b, c)
 		}
 	}
 	return b
@@ -945,7 +1037,7 @@ func (s *scanner) appendDigits(b []byte, i, j int) []byte {
 // atoi returns the value of the digits [i,j) (at most a few).
 func (s *scanner) atoi(i, j int) int {
 	n := 0
-	for _, c := range s.f.r[i:j] {
+	for _, c := range []byte(s.t[i:j]) {
 		n = n*10 + int(c-'0')
 	}
 	return n
@@ -957,9 +1049,9 @@ func appendPad2(b []byte, n int) []byte {
 }
 
 // intern returns b as a ref into the original text when the text spells b
-// from rune i on (so most canonical forms cost nothing), else into canons.
+// from folded byte i on (so most canonical forms cost nothing), else into canons.
 func (s *scanner) intern(b []byte, i int) ref {
-	if src := s.f.src; src != "" && i < len(s.f.r) {
+	if src := s.f.src; src != "" && i < len(s.t) {
 		p, _ := s.f.place(i)
 		if q := p + len(b); q <= len(src) && src[p:q] == string(b) {
 			return ref{int32(p), int32(len(b))}
@@ -981,7 +1073,7 @@ func (s *scanner) intern(b []byte, i int) ref {
 func (s *scanner) keep(b []byte) ref {
 	n := len(s.canons)
 	if n+len(b) > cap(s.canons) {
-		c := make([]byte, n, max(2*cap(s.canons), n+len(b), min(s.room, len(s.r)), 16))
+		c := make([]byte, n, max(2*cap(s.canons), n+len(b), min(s.room, len(s.t)), 16))
 		copy(c, s.canons)
 		s.canons = c
 	}
@@ -1016,7 +1108,7 @@ func (s *scanner) percent(t *token, end int) {
 	s.buf = append(append(s.buf[:0], s.str(t.canon)...), '%')
 	at := t.start
 	if end != t.end+1 {
-		at = len(s.r) // past the text, which spells nothing there
+		at = len(s.t) // past the text, which spells nothing there
 	}
 	t.canon, t.end, t.kind = s.intern(s.buf, at), end, kPercent
 }

@@ -3,47 +3,60 @@ package guardrail
 import (
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // folded is a text with every rune folded to the form the scanner reads
-// (SPEC §3 rule 5: no bypass), and where each folded rune stands in the
-// original text. Runes that carry nothing (zero-width spaces, soft hyphens)
-// are dropped, so "3\u200b99" reads as "399".
+// (SPEC §3 rule 5: no bypass), as UTF-8, and where each folded byte stands
+// in the original text. Runes that carry nothing (zero-width spaces, soft
+// hyphens) are dropped, so "3\u200b99" reads as "399". Every rune that
+// folds to another folds to one ASCII byte.
 //
-// Most runes are ASCII bytes that follow the rune before them, and their
-// place is implied: one byte after it. Only the others (a rune of several
-// bytes, any byte that is not ASCII, a rune after a dropped one) are
-// listed, in moved, so folding costs 4 bytes per rune plus 9 per moved
-// rune. Offsets are 32-bit, so a text may be up to 2 GiB long.
+// Most texts fold to themselves: then b is empty and the scanner reads src
+// as it is. Otherwise b holds the folded bytes, and the runes that fold to
+// another or are dropped are listed in moved; every other byte of b stands
+// in the original shifted by the bytes those runes gained or lost before
+// it. Offsets are 32-bit, so a text may be up to 2 GiB long.
 type folded struct {
-	src   string // the original text, when it is a string (for Extract)
-	r     []rune
+	src   string      // the original text, when it is a string (for Extract)
+	b     []byte      // the folded text, when it is not src
+	own   bool        // b holds the folded text (always in a stream)
 	moved []movedRune // in order of at
-	next  int         // byte offset after the last rune kept
 	last  int         // where place last stopped in moved
-	// The runes lo < i < hi, between two moved runes, are each one byte
-	// at offset i+shift: place's answer without a search, for the run it
+	// The bytes lo < i < hi, between two moved runes, each stand at
+	// offset i+shift: place's answer without a search, for the run it
 	// last looked in.
 	lo, hi, shift int
 }
 
-// movedRune is the place of a rune whose place is not implied: rune at is
-// read from width bytes at byte offset off of the original.
+// movedRune is a rune of the original, width bytes at byte offset off,
+// that folds to the one byte at offset at of the folded text, or that is
+// dropped (the bytes from at on stand after it).
 type movedRune struct {
 	at, off int32
 	width   uint8
+	drop    bool
 }
 
-// add appends a folded rune read from n bytes at byte offset at.
-func (f *folded) add(r rune, at, n int) {
-	if at != f.next || n != 1 || r >= 0x80 {
-		f.moved = append(f.moved, movedRune{at: int32(len(f.r)), off: int32(at), width: uint8(n)})
+// text returns the folded text.
+func (f *folded) text() string {
+	if !f.own {
+		return f.src
 	}
-	f.r = append(f.r, r)
-	f.next = at + n
+	return unsafe.String(unsafe.SliceData(f.b), len(f.b))
 }
 
-// place returns the byte span of rune i in the original.
+// size returns the number of folded bytes.
+func (f *folded) size() int {
+	if !f.own {
+		return len(f.src)
+	}
+	return len(f.b)
+}
+
+// place returns the byte span in the original of the folded byte i: the
+// whole rune when that byte is a rune that was folded, else the one byte
+// it stands as.
 func (f *folded) place(i int) (start, end int) {
 	if f.lo < i && i < f.hi {
 		return i + f.shift, i + f.shift + 1 // in the run it looked in last
@@ -67,10 +80,10 @@ func (f *folded) place(i int) (start, end int) {
 		k++
 	}
 	f.last = k
-	// Remember the run of runes in place around i. It ends at the next
+	// Remember the run of bytes in place around i. It ends at the next
 	// moved rune, or at the end of the text so far: in a stream a rune
 	// folded later may be moved, but only after every rune folded before.
-	f.lo, f.hi, f.shift = -1, len(f.r), 0
+	f.lo, f.hi, f.shift = -1, f.size(), 0
 	if k < len(f.moved) {
 		f.hi = int(f.moved[k].at)
 	}
@@ -78,24 +91,29 @@ func (f *folded) place(i int) (start, end int) {
 		return i, i + 1
 	}
 	m := f.moved[k-1]
-	f.lo, f.shift = int(m.at), int(m.off)+int(m.width)-int(m.at)-1
-	if int(m.at) == i {
-		return int(m.off), int(m.off) + int(m.width)
+	f.lo, f.shift = int(m.at), int(m.off)+int(m.width)-int(m.at)
+	if !m.drop {
+		f.shift--
+		if int(m.at) == i {
+			return int(m.off), int(m.off) + int(m.width)
+		}
+	} else {
+		f.lo-- // the byte at m.at is in the run
 	}
 	start = i + f.shift
 	return start, start + 1
 }
 
-// inPlace returns how many runes from the start each stand as the one
-// byte at their own index.
+// inPlace returns how many bytes from the start stand at their own offset
+// in the original.
 func (f *folded) inPlace() int {
 	if len(f.moved) > 0 {
 		return int(f.moved[0].at)
 	}
-	return len(f.r)
+	return f.size()
 }
 
-// start returns the byte offset of rune i in the original.
+// start returns the byte offset in the original of folded byte i.
 func (f *folded) start(i int) int { s, _ := f.place(i); return s }
 
 // appendBytes folds the complete runes of p (whose first byte is at offset
@@ -103,27 +121,48 @@ func (f *folded) start(i int) int { s, _ := f.place(i); return s }
 // atEOF is false a trailing incomplete UTF-8 sequence is left unconsumed, so
 // that a rune split across two stream deltas is read the same as whole.
 func (f *folded) appendBytes(p []byte, base int, atEOF bool) int {
+	f.own = true
 	i := 0
 	for i < len(p) {
-		if base+i == f.next && p[i] < 0x80 {
-			// A run of ASCII in place: nothing to record.
-			r := f.r
-			for ; i < len(p) && p[i] < 0x80; i++ {
-				r = append(r, rune(p[i]))
+		if p[i] < 0x80 {
+			j := i + 1
+			for j < len(p) && p[j] < 0x80 {
+				j++
 			}
-			f.r, f.next = r, base+i
+			f.b = append(f.b, p[i:j]...)
+			i = j
 			continue
 		}
 		if !atEOF && !utf8.FullRune(p[i:]) {
 			break
 		}
 		r, size := utf8.DecodeRune(p[i:])
-		if fr, keep := foldRune(r); keep {
-			f.add(fr, base+i, size)
-		}
+		f.add(r, base+i, p[i:i+size])
 		i += size
 	}
 	return i
+}
+
+// add appends the folded form of rune r, read from the bytes raw at offset
+// off of the original.
+func (f *folded) add(r rune, off int, raw []byte) {
+	fr, keep := foldRune(r)
+	switch {
+	case r == utf8.RuneError && len(raw) == 1 && raw[0] != 0xFF:
+		// A byte that starts no rune reads as U+FFFD. It is kept as 0xFF,
+		// which starts none either, so that a rune dropped next to it
+		// does not join it to the bytes after ("\xc3\u200b\x85" is no
+		// "Å").
+		f.moved = append(f.moved, movedRune{at: int32(len(f.b)), off: int32(off), width: 1})
+		f.b = append(f.b, 0xFF)
+	case !keep:
+		f.moved = append(f.moved, movedRune{at: int32(len(f.b)), off: int32(off), width: uint8(len(raw)), drop: true})
+	case fr != r:
+		f.moved = append(f.moved, movedRune{at: int32(len(f.b)), off: int32(off), width: uint8(len(raw))})
+		f.b = append(f.b, byte(fr))
+	default:
+		f.b = append(f.b, raw...)
+	}
 }
 
 func foldText(s string) *folded {
@@ -133,48 +172,51 @@ func foldText(s string) *folded {
 }
 
 // fold makes f the folded form of s, reusing f's buffers when they are
-// large enough.
+// large enough. A text with no rune that folds to another (most, whatever
+// their language) is its own folded form, found by reading it once.
 func (f *folded) fold(s string) {
-	r, moved := f.r[:0], f.moved[:0]
-	if cap(r) < len(s) {
-		r = make([]rune, 0, len(s))
-	}
-	*f = folded{src: s}
-	r = r[:len(s)] // a byte folds to at most one rune
-	n, next := 0, 0
-	for i := 0; i < len(s); {
-		if i == next {
-			// A run of ASCII right after the last rune kept is read as
-			// it is, and its place is implied: eight bytes at a time,
-			// then byte by byte.
-			for ; i+8 <= len(s) && n+8 <= len(r); i, n = i+8, n+8 {
-				b := s[i : i+8]
-				if b[0]|b[1]|b[2]|b[3]|b[4]|b[5]|b[6]|b[7] >= 0x80 {
-					break
-				}
-				d := r[n : n+8 : n+8]
-				d[0], d[1], d[2], d[3] = rune(b[0]), rune(b[1]), rune(b[2]), rune(b[3])
-				d[4], d[5], d[6], d[7] = rune(b[4]), rune(b[5]), rune(b[6]), rune(b[7])
-			}
-			for ; i < len(s) && s[i] < 0x80; i++ {
-				r[n] = rune(s[i])
-				n++
-			}
-			next = i
-			if i == len(s) {
+	b, moved := f.b[:0], f.moved[:0]
+	*f = folded{src: s, b: b, moved: moved}
+	i := 0
+	for i < len(s) {
+		// ASCII eight bytes at a time, then byte by byte.
+		for ; i+8 <= len(s); i += 8 {
+			if *(*uint64)(unsafe.Pointer(unsafe.StringData(s[i:])))&0x8080808080808080 != 0 {
 				break
 			}
 		}
+		for ; i < len(s) && s[i] < 0x80; i++ {
+		}
+		if i == len(s) {
+			return
+		}
 		c, size := utf8.DecodeRuneInString(s[i:])
-		if c, keep := foldRune(c); keep {
-			moved = append(moved, movedRune{at: int32(n), off: int32(i), width: uint8(size)})
-			r[n] = c
-			n++
-			next = i + size
+		if fc, keep := foldRune(c); !keep || fc != c {
+			break
 		}
 		i += size
 	}
-	f.r, f.moved, f.next = r[:n], moved, next
+	if i >= len(s) {
+		return
+	}
+	// From i on, the folded text differs.
+	if cap(b) < len(s) {
+		b = make([]byte, 0, len(s))
+	}
+	f.b, f.own = append(b, s[:i]...), true
+	for i < len(s) {
+		j := i
+		for j < len(s) && s[j] < 0x80 {
+			j++
+		}
+		f.b = append(f.b, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		f.add(c, i, unsafe.Slice(unsafe.StringData(s[i:]), size))
+		i += size
+	}
 }
 
 // foldRune maps a rune to what the scanner reads: every decimal digit of any

@@ -165,7 +165,7 @@ func TestScanLinear(t *testing.T) {
 	perRune := func(text string) float64 {
 		s := scanner{f: foldText(text), final: true}
 		s.scan(0)
-		return float64(s.reads) / float64(len(s.f.r))
+		return float64(s.reads) / float64(s.f.size())
 	}
 	for name, unit := range units {
 		small := perRune(strings.Repeat(unit, (4<<10)/len(unit)+1))

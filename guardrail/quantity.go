@@ -109,32 +109,33 @@ func (s *scanner) read(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
 	if !ws.starts(s.at(i)) {
 		return nil, 0, false // most reads: no word of the set starts so
 	}
-	r, e, n := s.r, i, 0
+	t, e, n := s.t, i, 0
 walk: // the runes of the text, without the checks of at
-	for e < len(r) {
-		for ; e < len(r) && r[e] < 0x80; e++ { // no call here: all in registers
-			m := ws.child(n, lowerASCII(byte(r[e])))
+	for e < len(t) {
+		for ; e < len(t) && t[e] < 0x80; e++ { // no call here: all in registers
+			m := ws.child(n, lowerASCII(t[e]))
 			if m < 0 {
 				break walk
 			}
 			n = m
 		}
-		if e == len(r) {
+		if e == len(t) {
 			break
 		}
+		c, size := utf8.DecodeRuneInString(t[e:])
 		var buf [utf8.UTFMax]byte
 		m := n
-		for _, b := range buf[:utf8.EncodeRune(buf[:], toLower(r[e]))] {
+		for _, b := range buf[:utf8.EncodeRune(buf[:], toLower(c))] {
 			if m = ws.child(m, b); m < 0 {
 				break walk
 			}
 		}
 		n = m
-		e++
+		e += size
 	}
 	s.reads += e - i
 	after := s.at(e) // the rune that ended the walk, or eof past the end
-	if e == i || !ws.nodes[n].whole || isAlnum(r[e-1]) && isAlnum(after) {
+	if e == i || !ws.nodes[n].whole || isAlnum(after) && isAlnum(lastRune(t[:e])) {
 		return nil, 0, false
 	}
 	return &ws.nodes[n], e, true
@@ -516,11 +517,14 @@ func (s *scanner) month(i int) (string, int, bool) {
 		return "", 0, false
 	}
 	m := w.value
-	// "may" (not "maj"), "march" and "mar" (not "mars"), all ASCII.
-	if !unicode.IsUpper(s.at(i)) && (m == "05" && s.r[i+2]|0x20 == 'y' || m == "03" && e-i != 4) {
+	// "may" (not "maj"), "march" and "mar" (not "mars"), all ASCII (no
+	// rune but ASCII is read as one of their letters).
+	if !unicode.IsUpper(s.at(i)) && (m == "05" && s.t[i+2]|0x20 == 'y' || m == "03" && e-i != 4) {
 		return "", 0, false
 	}
-	if e-i <= 4 && s.at(e) == '.' {
+	// An abbreviation of up to four letters (a rune read as an ASCII
+	// letter, "İ" as "i", may be longer).
+	if n := e - i; (n <= 4 || n < 8 && utf8.RuneCountInString(s.t[i:e]) <= 4) && s.at(e) == '.' {
 		e++
 	}
 	return m, e, true

@@ -12,7 +12,7 @@ import (
 func (s *scanner) word(i int) (t token, next int, ok bool) {
 	// The letters a–z that lead along partNodes are read once, for both
 	// the run of letters and digits and the English number word.
-	e, n := walkLetters(s.f.r, i, false)
+	e, n := walkLetters(s.t, i, false)
 	s.reads += e - i
 	j := e
 	// Most words end at an ASCII rune that is no letter, digit or hyphen.
@@ -84,10 +84,10 @@ func (s *scanner) nounAt(i int) ref {
 		return ref{}
 	}
 	e := i + 1
-	for isLetter(s.at(e)) {
-		e++
+	for c := s.at(e); isLetter(c); c = s.at(e) {
+		e += runeLen(c)
 	}
-	return s.keep([]byte(stemNoun(string(s.lower(s.f.r[i+1 : e])))))
+	return s.keep([]byte(stemNoun(string(s.lower(s.t[i+1 : e])))))
 }
 
 // wordStarts is a filter (a 64K-bit hash set) of how a word that may be a
@@ -99,7 +99,7 @@ func (s *scanner) nounAt(i int) ref {
 // with it (see parseGroup), and "andra" is longer.
 var wordStarts = func() (t [1 << 10]uint64) {
 	add := func(w []rune) {
-		if key, ok := startKey(w); ok {
+		if key, ok := startKey(w[:min(len(w), 3)], len(w)); ok {
 			h := startHash(key)
 			t[h>>6] |= 1 << (h & 63)
 		}
@@ -119,15 +119,14 @@ var wordStarts = func() (t [1 << 10]uint64) {
 }()
 
 // startKey packs the first (up to) three lower-cased letters of a word of
-// two or more letters and its length, counting four for longer words; ok is
-// false when the word is shorter or one of them lies beyond Latin-1.
-func startKey(w []rune) (key uint32, ok bool) {
-	n := min(len(w), 3)
+// n letters, two or more, and its length, counting four for longer words;
+// ok is false when the word is shorter or one of them lies beyond Latin-1.
+func startKey(first []rune, n int) (key uint32, ok bool) {
 	if n < 2 {
 		return 0, false
 	}
-	key = uint32(min(len(w), 4)) << 24
-	for k, c := range w[:n] {
+	key = uint32(min(n, 4)) << 24
+	for k, c := range first {
 		if uint32(c) >= 0x100 {
 			return 0, false
 		}
@@ -140,8 +139,19 @@ func startHash(key uint32) uint32 { return key * 0x9E3779B1 >> 16 }
 
 // mayBeNumber reports whether the whole word w (letters) may be a number
 // word or begin a number: false only when wordStarts rules it out.
-func mayBeNumber(w []rune) bool {
-	key, ok := startKey(w)
+func mayBeNumber(w string) bool {
+	var first [3]rune
+	n := 0
+	for _, c := range w {
+		if n < 3 {
+			first[n] = c
+		} else {
+			n++ // startKey counts up to four
+			break
+		}
+		n++
+	}
+	key, ok := startKey(first[:min(n, 3)], n)
 	if !ok {
 		return true
 	}
@@ -151,7 +161,8 @@ func mayBeNumber(w []rune) bool {
 
 // latinClass holds what prose needs to know of each rune below 0x100, so
 // that it reads a rune with one look-up: whether it starts nothing
-// (clInert, ASCII only), is a letter (clLetter), or may follow a prose word
+// (clInert, ASCII only), is a letter (clLetter; clASCIILetter for ASCII, so
+// that a byte of the text can be looked up), or may follow a prose word
 // (clWordEnd: ASCII, not a letter, digit or hyphen), or starts a number
 // only before a digit (clSign: + - . ,). latinLowers holds its lower case.
 var latinClass, latinLowers = func() (t, lower [0x100]uint8) {
@@ -165,6 +176,9 @@ var latinClass, latinLowers = func() (t, lower [0x100]uint8) {
 		}
 		if c < 0x80 && inert[c] {
 			t[c] |= clInert
+		}
+		if c < 0x80 && isLetter(c) {
+			t[c] |= clASCIILetter
 		}
 		if c < 0x80 && !isAlnum(c) && c != '-' {
 			t[c] |= clWordEnd
@@ -181,30 +195,17 @@ const (
 	clLetter
 	clWordEnd
 	clSign
+	clASCIILetter
 )
-
-// mayBeLatinNumber is mayBeNumber for a word w of two or more ASCII or
-// Latin-1 letters, written out so that prose can inline it.
-func mayBeLatinNumber(w []rune) bool {
-	key := 2<<24 | uint32(latinLowers[uint8(w[0])]) | uint32(latinLowers[uint8(w[1])])<<8
-	if len(w) > 2 {
-		key += 1<<24 | uint32(latinLowers[uint8(w[2])])<<16
-		if len(w) > 3 {
-			key += 1 << 24
-		}
-	}
-	h := startHash(key)
-	return wordStarts[h>>6]&(1<<(h&63)) != 0
-}
 
 // alnumRun returns the end of the run of letters and digits at i and
 // whether it holds a digit.
 func (s *scanner) alnumRun(i int) (end int, digit bool) {
-	r, j := s.f.r, i
+	t, j := s.t, i
 	all := uint8(classLetter) // cleared by a digit
 	// ASCII is read without the checks of at.
-	for ; j < len(r); j++ {
-		c := uint32(r[j])
+	for ; j < len(t); j++ {
+		c := t[j]
 		if c >= 0x80 || asciiClass[c]&classAlnum == 0 {
 			break
 		}
@@ -212,13 +213,13 @@ func (s *scanner) alnumRun(i int) (end int, digit bool) {
 	}
 	digit = all == 0
 	s.reads += j - i
-	if j < len(r) && r[j] < 0x80 {
+	if j < len(t) && t[j] < 0x80 {
 		s.reads++
 		return j, digit // ended by an ASCII rune that is no letter or digit
 	}
 	for c := s.at(j); isAlnum(c); c = s.at(j) {
 		digit = digit || isDigit(c)
-		j++
+		j += runeLen(c)
 	}
 	return j, digit
 }
@@ -374,7 +375,7 @@ func numberWordPrefix(w []byte) bool {
 // s.scratch, or none when wordStarts rules out every number word and
 // ordinal, month name or currency code.
 func (s *scanner) lexemes(dst []lexeme, i, j int) ([]lexeme, byte) {
-	w := s.f.r[i:j]
+	w := s.t[i:j]
 	s.scratch = s.scratch[:0]
 	if !mayBeNumber(w) {
 		return dst, 0 // most prose words: no number word starts so
@@ -386,15 +387,18 @@ func (s *scanner) lexemes(dst []lexeme, i, j int) ([]lexeme, byte) {
 	return d, 's'
 }
 
-// lower writes the lower-case UTF-8 of r into the scanner's scratch buffer.
-func (s *scanner) lower(r []rune) []byte {
+// lower writes the lower-case UTF-8 of w into the scanner's scratch buffer.
+func (s *scanner) lower(w string) []byte {
 	b := s.scratch[:0]
-	for _, c := range r {
-		if uint32(c) < 0x80 {
-			b = append(b, latinLowers[uint8(c)])
-		} else {
-			b = utf8.AppendRune(b, toLower(c))
+	for i := 0; i < len(w); {
+		if c := w[i]; c < 0x80 {
+			b = append(b, latinLowers[c])
+			i++
+			continue
 		}
+		c, size := utf8.DecodeRuneInString(w[i:])
+		b = utf8.AppendRune(b, toLower(c))
+		i += size
 	}
 	s.scratch = b
 	return b
@@ -517,7 +521,7 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 	// twenty-one") has no decimals, percent, unit or period: none of
 	// them begins with an English number word but "a" (see
 	// TestNumberWordsBeginNoQuantity).
-	if follow != best+1 || s.r[best] != ' ' {
+	if follow != best+1 || s.t[best] != ' ' {
 		if frac, e, ok := s.spelledFraction(t.end); ok {
 			t.canon, t.end = s.keep([]byte(decimal(s.str(t.canon), frac))), e
 		}
@@ -546,13 +550,13 @@ func openEnd(l []lexeme) bool {
 	return n == 1 || before[0] == lexScale || before[0] == lexAnd && before[1] == lexScale
 }
 
-// walkLetters follows the letters a–z (in either case) of r from start
+// walkLetters follows the letters a–z (in either case) of t from start
 // along partNodes, only to the beginnings of "hundred" and the scale words
 // after "a", and returns where it stopped and the node it reached.
-func walkLetters(r []rune, start int, article bool) (e, node int) {
+func walkLetters(t string, start int, article bool) (e, node int) {
 	w, base := &partWalk, 0
-	for e = start; e < len(r); e++ {
-		d := uint32(r[e]|0x20) - 'a'
+	for e = start; e < len(t); e++ {
+		d := uint32(t[e]|0x20) - 'a'
 		if d >= 26 {
 			break
 		}
@@ -581,21 +585,20 @@ const walkScale = 1 << 15
 // viable.
 func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 	var w []byte // the word read, lower-cased, once node is -1
-	r := s.f.r
-	e, node = walkLetters(r, start, article)
+	t := s.t
+	e, node = walkLetters(t, start, article)
 	s.reads += e - start
-	if e < len(r) && r[e] < 0x80 {
+	if e < len(t) && t[e] < 0x80 {
 		// Most words end, or stop being viable, at an ASCII rune.
 		s.reads++
-		if asciiClass[r[e]]&classLetter == 0 {
+		if asciiClass[t[e]]&classLetter == 0 {
 			return e, node, true
 		}
 		if article {
 			return e, node, false // no child of node leads to "hundred" or a scale
 		}
 	}
-	for ; ; e++ {
-		c := s.at(e)
+	for c := s.at(e); ; c = s.at(e) {
 		if !isLetter(c) {
 			return e, node, true
 		}
@@ -607,7 +610,7 @@ func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 			}
 			for _, x := range b {
 				if node = partChild(node, x); node < 0 {
-					w = s.lower(s.f.r[start : e+1])
+					w = s.lower(t[start : e+runeLen(c)])
 					break
 				}
 			}
@@ -619,6 +622,7 @@ func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 		if article && (node < 0 || !partNodes[node].scale) || node < 0 && !numberWordPrefix(w) {
 			return e, node, false
 		}
+		e += runeLen(c)
 	}
 }
 
@@ -637,7 +641,7 @@ func (s *scanner) spelledFraction(end int) (string, int, bool) {
 	j, _ := s.alnumRun(e + 1)
 	var buf [8]lexeme
 	l := buf[:0]
-	if k, n := walkLetters(s.f.r, e+1, false); k == j && partNodes[n].en.kind != 0 {
+	if k, n := walkLetters(s.t, e+1, false); k == j && partNodes[n].en.kind != 0 {
 		l = append(l, partNodes[n].en)
 	} else if l, _ = s.lexemes(l, e+1, j); len(l) == 0 {
 		return "", 0, false
