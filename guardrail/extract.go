@@ -209,6 +209,28 @@ func (s *scanner) at(i int) rune {
 	return s.wide(i)
 }
 
+// ascii is at for the tests of a rune against ASCII, which need no rune
+// beyond ASCII decoded: it returns notASCII for one (and, unlike at, is
+// small enough to inline).
+func (s *scanner) ascii(i int) rune {
+	s.reads++
+	if uint(i) < uint(len(s.t)) {
+		if c := s.t[i]; c < 0x80 {
+			return rune(c)
+		}
+		return notASCII
+	}
+	if i >= 0 && !s.final {
+		s.pastEnd = true
+	}
+	return eof
+}
+
+// notASCII is what ascii reads for a rune beyond ASCII: no letter, digit
+// or space (for the tests it is read for), but taken for the start of any
+// word by wordSet.starts.
+const notASCII rune = 0x80
+
 // wide is at for a rune beyond ASCII (U+FFFD for a byte that starts none),
 // or past the ends of the text.
 func (s *scanner) wide(i int) rune {
@@ -402,9 +424,9 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 	case '+':
 		// scan reads a '+' before a digit (see intlPhone); at the end of
 		// a text that may grow, one may follow yet.
-		s.at(i + 1)
+		s.ascii(i + 1)
 	case '-':
-		if isDigit(s.at(i+1)) && signContext(s.at(i-1)) {
+		if isDigit(s.ascii(i+1)) && signContext(s.ascii(i-1)) {
 			t, next, ok := s.number(i + 1)
 			if ok && t.kind <= kPercent { // signable
 				t.start = i
@@ -413,7 +435,7 @@ func (s *scanner) step(i int) (t token, next int, ok bool) {
 			}
 		}
 	case '.', ',':
-		if isDigit(s.at(i+1)) && signContext(s.at(i-1)) {
+		if isDigit(s.ascii(i+1)) && signContext(s.ascii(i-1)) {
 			return s.leadingFraction(i)
 		}
 	default:
@@ -534,7 +556,7 @@ func (s *scanner) shapes(i, k int) (token, int, bool) {
 	// A markdown ordered-list marker ("1. ", "2) ") at the start of a line
 	// is formatting, not a number.
 	if k-i <= 9 && s.atLineStart(i) {
-		if m := s.at(k); (m == '.' || m == ')') && isBlank(s.at(k+1)) {
+		if m := s.ascii(k); (m == '.' || m == ')') && isBlank(s.ascii(k+1)) {
 			return token{}, k + 1, false
 		}
 	}
@@ -557,18 +579,18 @@ func (s *scanner) shapes(i, k int) (token, int, bool) {
 		t := s.ordinalToken(i, e, s.str(s.digitString(i, k)))
 		return t, t.end, true
 	}
-	if k-i == 1 && first >= '1' && first <= '4' && (s.at(k) == 'Q' || s.at(k) == 'q') && !isAlnum(s.at(k+1)) {
+	if k-i == 1 && first >= '1' && first <= '4' && (s.ascii(k) == 'Q' || s.ascii(k) == 'q') && !isAlnum(s.at(k+1)) {
 		return token{start: i, end: k + 1, canon: s.keep([]byte("Q" + s.str(s.digitString(i, k)))), kind: kQuarter}, k + 1, true
 	}
-	if k-i <= 2 && s.at(k) == ' ' {
+	if k-i <= 2 && s.ascii(k) == ' ' {
 		// A day, when a month name (or "of") may follow.
-		if day := s.atoi(i, k); day >= 1 && day <= 31 && mayStartMonth(s.at(k+1)) {
+		if day := s.atoi(i, k); day >= 1 && day <= 31 && mayStartMonth(s.ascii(k+1)) {
 			if t, ok := s.dayMonth(i, k, day); ok {
 				return t, t.end, true
 			}
 		}
 	}
-	if k-i <= 2 && s.at(k) == ':' {
+	if k-i <= 2 && s.ascii(k) == ':' {
 		if t, ok := s.clock(i, k); ok {
 			return t, t.end, true
 		}
@@ -702,10 +724,10 @@ func (s *scanner) digitString(i, k int) ref {
 // number follows.
 func (s *scanner) prefixed(i, e int, unit uint8) (token, int, bool) {
 	j := e
-	if s.at(j) == ' ' {
+	if s.ascii(j) == ' ' {
 		j++
 	}
-	if !isDigit(s.at(j)) {
+	if !isDigit(s.ascii(j)) {
 		return token{}, e, false
 	}
 	s.prefix = unit
@@ -735,7 +757,7 @@ func (s *scanner) date(i, k int) (token, bool) {
 	if k-i != 4 {
 		return token{}, false
 	}
-	sep := s.at(k)
+	sep := s.ascii(k)
 	if sep != '-' && sep != '/' && sep != '.' {
 		return token{}, false
 	}
@@ -744,11 +766,11 @@ func (s *scanner) date(i, k int) (token, bool) {
 		minDigits = 2
 	}
 	m := s.digits(k + 1)
-	if m-(k+1) < minDigits || m-(k+1) > 2 || s.at(m) != sep {
+	if m-(k+1) < minDigits || m-(k+1) > 2 || s.ascii(m) != sep {
 		return token{}, false
 	}
 	d := s.digits(m + 1)
-	if d-(m+1) < minDigits || d-(m+1) > 2 || sep == '.' && isDigit(s.at(d)) {
+	if d-(m+1) < minDigits || d-(m+1) > 2 || sep == '.' && isDigit(s.ascii(d)) {
 		return token{}, false
 	}
 	month, day := s.atoi(k+1, m), s.atoi(m+1, d)
@@ -764,7 +786,7 @@ func (s *scanner) date(i, k int) (token, bool) {
 
 // clock reads a time of day, H:MM or HH:MM with an optional :SS.
 func (s *scanner) clock(i, k int) (token, bool) {
-	if k-i < 1 || k-i > 2 || s.at(k) != ':' {
+	if k-i < 1 || k-i > 2 || s.ascii(k) != ':' {
 		return token{}, false
 	}
 	m := s.digits(k + 1)
@@ -778,7 +800,7 @@ func (s *scanner) clock(i, k int) (token, bool) {
 	b := appendPad2(s.buf[:0], hour)
 	b = appendPad2(append(b, ':'), minute)
 	end := m
-	if s.at(m) == ':' {
+	if s.ascii(m) == ':' {
 		if e := s.digits(m + 1); e-(m+1) == 2 {
 			if sec := s.atoi(m+1, e); sec <= 59 {
 				b = appendPad2(append(b, ':'), sec)
@@ -809,7 +831,7 @@ func (s *scanner) intlPhone(i int) (end int, ok bool) {
 	}
 	end = k
 	for {
-		sep := s.at(end)
+		sep := s.ascii(end)
 		if sep != ' ' && sep != '-' {
 			break
 		}
@@ -838,7 +860,7 @@ func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
 	}
 	total, groups := area, 0
 	end = k
-	switch s.at(k) {
+	switch s.ascii(k) {
 	case '-':
 		g := s.digits(k + 1)
 		n := g - (k + 1)
@@ -848,7 +870,7 @@ func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
 		total += n
 		end = g
 		for {
-			sep := s.at(end)
+			sep := s.ascii(end)
 			if sep != ' ' && sep != '-' {
 				break
 			}
@@ -864,7 +886,7 @@ func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
 		if area < 3 {
 			return 0, false
 		}
-		for s.at(end) == ' ' {
+		for s.ascii(end) == ' ' {
 			g := s.digits(end + 1)
 			n := g - (end + 1)
 			if n < 2 || n > 3 || total+n > 12 {
@@ -904,7 +926,7 @@ func (s *scanner) phone(i, end int) token {
 func (s *scanner) numeric(i, k int) (t token) {
 	intEnd, spaced := k, false // the integer part is [i,intEnd)
 	if k-i <= 3 && s.t[i] != '0' {
-		for s.at(intEnd) == ' ' {
+		for s.ascii(intEnd) == ' ' {
 			g := s.digits(intEnd + 1)
 			if g-(intEnd+1) != 3 {
 				break
@@ -916,8 +938,8 @@ func (s *scanner) numeric(i, k int) (t token) {
 	var gs groups
 	end := intEnd
 	for {
-		c := s.at(end)
-		if c != '.' && c != ',' || !isDigit(s.at(end+1)) {
+		c := s.ascii(end)
+		if c != '.' && c != ',' || !isDigit(s.ascii(end+1)) {
 			break
 		}
 		g := s.digits(end + 1)

@@ -106,7 +106,7 @@ func (ws *wordSet) starts(c rune) bool {
 // still be (a prefix of) a word of the set, so it looks at most one rune
 // further than it must.
 func (s *scanner) read(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
-	if !ws.starts(s.at(i)) {
+	if !ws.starts(s.ascii(i)) {
 		return nil, 0, false // most reads: no word of the set starts so
 	}
 	t, e, n := s.t, i, 0
@@ -285,9 +285,11 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	k := t.end
 	// Most numbers are followed by nothing read below: an ASCII rune
 	// that begins none of it, or a space and such a rune.
-	c, d := s.at(k), rune(eof) // d: the rune after a space
+	// c and d are read as ASCII: a rune beyond begins no word of a set but
+	// as wordSet.starts takes notASCII, and no scale word begins with one.
+	c, d := s.ascii(k), rune(eof) // d: the rune after a space
 	if c == ' ' {
-		if d = s.at(k + 1); uint32(d) < 0x80 && !followsSpace[d] {
+		if d = s.ascii(k + 1); uint32(d) < 0x80 && !followsSpace[d] {
 			t.unit = prefixUnit
 			return
 		}
@@ -368,7 +370,7 @@ func (s *scanner) unitAfter(t *token) {
 	}
 	k := t.end
 	j := k
-	if s.at(k) == ' ' {
+	if s.ascii(k) == ' ' {
 		j++
 	}
 	w, e, ok := s.read(unitWords, j)
@@ -386,14 +388,14 @@ func (s *scanner) unitAfter(t *token) {
 // " a month", " i månaden", " monthly".
 func (s *scanner) period(t *token) {
 	k := t.end
-	switch s.at(k) {
+	switch s.ascii(k) {
 	case '/':
 		if w, e, ok := s.read(periodWords, k+1); ok {
 			t.period, t.end = w.code, e
 		}
 	case ' ':
 		w, e, ok := s.read(periodSpaced, k+1)
-		if ok && w.code == 0 && s.at(e) == ' ' { // a join: the period follows
+		if ok && w.code == 0 && s.ascii(e) == ' ' { // a join: the period follows
 			w, e, ok = s.read(periodWords, e+1)
 		}
 		if ok && w.code != 0 {
@@ -447,7 +449,7 @@ func (s *scanner) ordinalSuffix(k int) (int, bool) {
 // quarterAfter reads " quarter" / " kvartalet" (or "-quarter") after an
 // ordinal at end: "third quarter", "3rd-quarter", "tredje kvartalet".
 func (s *scanner) quarterAfter(end int) (int, bool) {
-	if c := s.at(end); c != ' ' && c != '-' {
+	if c := s.ascii(end); c != ' ' && c != '-' {
 		return 0, false
 	}
 	_, e, ok := s.read(quarterWords, end+1)
@@ -490,11 +492,11 @@ func ordSuffix(v string) string {
 // dayMonth reads a month name after a day [i,dayEnd) ("27 May", "8 juni",
 // "8th of June"), then an optional year: "27 May 1863" is 1863-05-27.
 func (s *scanner) dayMonth(i, dayEnd int, day int) (token, bool) {
-	if day < 1 || day > 31 || s.at(dayEnd) != ' ' {
+	if day < 1 || day > 31 || s.ascii(dayEnd) != ' ' {
 		return token{}, false
 	}
 	j := dayEnd + 1
-	if _, e, ok := s.read(ofWord, j); ok && s.at(e) == ' ' {
+	if _, e, ok := s.read(ofWord, j); ok && s.ascii(e) == ' ' {
 		j = e + 1
 	}
 	m, e, ok := s.month(j)
@@ -524,7 +526,7 @@ func (s *scanner) month(i int) (string, int, bool) {
 	}
 	// An abbreviation of up to four letters (a rune read as an ASCII
 	// letter, "İ" as "i", may be longer).
-	if n := e - i; (n <= 4 || n < 8 && utf8.RuneCountInString(s.t[i:e]) <= 4) && s.at(e) == '.' {
+	if n := e - i; (n <= 4 || n < 8 && utf8.RuneCountInString(s.t[i:e]) <= 4) && s.ascii(e) == '.' {
 		e++
 	}
 	return m, e, true
@@ -541,18 +543,18 @@ func mayStartMonth(c rune) bool {
 // yearAfter reads a four-digit year after " ", ", " or " , " at i.
 func (s *scanner) yearAfter(i int) (string, int, bool) {
 	j := i
-	if s.at(j) == ' ' && s.at(j+1) == ',' {
+	if s.ascii(j) == ' ' && s.ascii(j+1) == ',' {
 		j++
 	}
-	if s.at(j) == ',' {
+	if s.ascii(j) == ',' {
 		j++
 	}
-	if s.at(j) != ' ' {
+	if s.ascii(j) != ' ' {
 		return "", 0, false
 	}
 	j++
 	e := s.digits(j)
-	if e-j != 4 || s.at(j) == '0' || isAlnum(s.at(e)) {
+	if e-j != 4 || s.ascii(j) == '0' || isAlnum(s.at(e)) {
 		return "", 0, false
 	}
 	return s.str(s.digitString(j, e)), e, true
@@ -562,7 +564,7 @@ func (s *scanner) yearAfter(i int) (string, int, bool) {
 // 1863", "June 8", "June 2019" (a month of a year: 2019-06).
 func (s *scanner) monthFirst(i int) (token, int, bool) {
 	m, e, ok := s.month(i)
-	if !ok || s.at(e) != ' ' {
+	if !ok || s.ascii(e) != ' ' {
 		return token{}, 0, false
 	}
 	if y, ye, ok := s.yearAfter(e); ok {
@@ -593,26 +595,26 @@ func (s *scanner) monthFirst(i int) (token, int, bool) {
 // yearRange reads "2007-2008", "2007–08", "2007/08", "2007 -- 11" after a
 // four-digit year [i,k): the years from the first to the second.
 func (s *scanner) yearRange(i, k int) (token, bool) {
-	if k-i != 4 || s.at(i) == '0' {
+	if k-i != 4 || s.ascii(i) == '0' {
 		return token{}, false
 	}
 	j := k
-	if s.at(j) == ' ' {
+	if s.ascii(j) == ' ' {
 		j++
 	}
-	sep := s.at(j)
+	sep := s.ascii(j)
 	if sep != '-' && sep != '/' {
 		return token{}, false
 	}
 	j++
-	if sep == '-' && s.at(j) == '-' {
+	if sep == '-' && s.ascii(j) == '-' {
 		j++
 	}
-	if s.at(j) == ' ' && s.at(k) == ' ' {
+	if s.ascii(j) == ' ' && s.ascii(k) == ' ' {
 		j++
 	}
 	e := s.digits(j)
-	if n := e - j; n != 2 && n != 4 || isAlnum(s.at(e)) || s.at(e) == '-' && isDigit(s.at(e+1)) {
+	if n := e - j; n != 2 && n != 4 || isAlnum(s.at(e)) || s.ascii(e) == '-' && isDigit(s.ascii(e+1)) {
 		return token{}, false
 	}
 	from, to := s.atoi(i, k), s.atoi(j, e)
