@@ -1,6 +1,7 @@
 package guardrail
 
 import (
+	"math/bits"
 	"strconv"
 	"sync"
 	"unicode"
@@ -347,36 +348,97 @@ func (s *scanner) prose(i int) int {
 	for i < len(t) {
 		c := t[i]
 		cl := latinClass[c] // of ASCII: a byte beyond is none of these
-		if cl&clInert != 0 || cl&clSign != 0 && i+1 < len(t) && t[i+1]-'0' >= 10 {
-			i++ // "+", "-", "." or "," before anything but a digit starts nothing
-			continue
+		if cl&clASCIILetter == 0 {
+			if cl&clInert != 0 || cl&clSign != 0 && i+1 < len(t) && t[i+1]-'0' >= 10 {
+				i++ // "+", "-", "." or "," before anything but a digit starts nothing
+				continue
+			}
+			if c < 0x80 {
+				break // a digit, '$', or a sign before a digit
+			}
 		}
 		// A word: its first three letters, lower-cased, and its length
 		// (2, 3, 4 for more) make the key of wordStarts.
-		j := i
-		for j < len(t) && latinClass[t[j]]&clASCIILetter != 0 {
-			j++
-		}
+		var j int
 		var key uint32
-		if j < len(t) && t[j] >= 0x80 {
-			j, key = latinWord(t, i)
-		} else if n := j - i; n >= 2 {
-			key = min(uint32(n), 4)<<24 | uint32(latinLowers[t[i]]) | uint32(latinLowers[t[i+1]])<<8
-			if n > 2 {
-				key |= uint32(latinLowers[t[i+2]]) << 16
+		if i+8 <= len(t) {
+			// Eight bytes at once: the ASCII letters that start them
+			// (up to seven, see asciiLetters), and the byte after.
+			x := *(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i))
+			k := asciiLetters(x) // 8 × the letters
+			j = i + k>>3
+			key = (uint32(x) | 0xFF202020) & startMasks[k>>3]
+			c = byte(x >> k)
+			if cl = latinClass[c]; cl&clASCIILetter != 0 {
+				for j++; j < len(t) && latinClass[t[j]]&clASCIILetter != 0; j++ {
+				}
+				c = 0 // no word end
+				if j < len(t) {
+					c = t[j]
+				}
+				cl = latinClass[c]
 			}
+		} else {
+			j = i
+			for j < len(t) && latinClass[t[j]]&clASCIILetter != 0 {
+				j++
+			}
+			if n := j - i; n >= 2 {
+				key = min(uint32(n), 4)<<24 | uint32(latinLowers[t[i]]) | uint32(latinLowers[t[i+1]])<<8
+				if n > 2 {
+					key |= uint32(latinLowers[t[i+2]]) << 16
+				}
+			}
+			c = 0
+			if j < len(t) {
+				c = t[j]
+			}
+			cl = latinClass[c]
 		}
-		if key == 0 || j == len(t) || latinClass[t[j]]&clWordEnd == 0 {
+		if c >= 0x80 {
+			if j, key = latinWord(t, i); j == len(t) {
+				break
+			}
+			cl = latinClass[t[j]]
+		}
+		// c, at j, is no ASCII letter. The end of the text (read as 0)
+		// may yet be the middle of a word.
+		if key == 0 || cl&clWordEnd == 0 || j == len(t) {
 			break
 		}
 		if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
 			break
 		}
-		i = j
+		if i = j; cl&clInert != 0 {
+			i++ // read now rather than at the top of the loop
+		}
 	}
 	s.reads += i - start
 	return i
 }
+
+// asciiLetters returns 8 × how many of the first seven bytes of x (in the
+// order they stand in the text, the first in the lowest byte) are ASCII
+// letters before the first that is not. It tests them all at once: a byte
+// with its high bit clear is a letter when, with 0x20 set (the lower case
+// of an ASCII letter), it lies in 'a'…'z', that is when adding 0x80-'a'
+// sets its high bit and adding 0x80-'z'-1 does not. No sum carries into
+// the next byte, since the high bits are cleared before adding. The eighth
+// byte is taken for no letter, which makes the count at most seven and
+// spares the case of none.
+func asciiLetters(x uint64) int {
+	const ones = 0x0101010101010101
+	y := (x | 0x20*ones) & (0x7F * ones)
+	other := (^(y + (0x80-'a')*ones) | (y + (0x80-'z'-1)*ones) | x) & (0x80 * ones)
+	return bits.TrailingZeros64(other|1<<63) &^ 7
+}
+
+// startMasks turns the first four bytes of a word of n ASCII letters, at
+// most seven, with 0x20 set in the first three and 0xFF in the fourth,
+// into its key in wordStarts: its first three letters lower-cased and n
+// (counting four for more), or 0 when n is below two.
+var startMasks = [8]uint32{0, 0, 2<<24 | 0xFFFF, 3<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF,
+	4<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF}
 
 // latinWord reads the word of ASCII and Latin-1 letters at byte i of t
 // and returns its end and its key in wordStarts (0 when it is shorter than
