@@ -427,7 +427,6 @@ func (s *scanner) prose(i int) int {
 // byte is taken for no letter, which makes the count at most seven and
 // spares the case of none.
 func asciiLetters(x uint64) int {
-	const ones = 0x0101010101010101
 	y := (x | 0x20*ones) & (0x7F * ones)
 	other := (^(y + (0x80-'a')*ones) | (y + (0x80-'z'-1)*ones) | x) & (0x80 * ones)
 	return bits.TrailingZeros64(other|1<<63) &^ 7

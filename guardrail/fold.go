@@ -178,23 +178,27 @@ func (f *folded) fold(s string) {
 	b, moved := f.b[:0], f.moved[:0]
 	*f = folded{src: s, b: b, moved: moved}
 	i := 0
-	for i < len(s) {
-		// ASCII eight bytes at a time, then byte by byte.
-		for ; i+8 <= len(s); i += 8 {
-			if *(*uint64)(unsafe.Pointer(unsafe.StringData(s[i:])))&0x8080808080808080 != 0 {
+	if fast {
+		i = firstFolded(s)
+	} else {
+		for i < len(s) {
+			// ASCII eight bytes at a time, then byte by byte.
+			for ; i+8 <= len(s); i += 8 {
+				if *(*uint64)(unsafe.Pointer(unsafe.StringData(s[i:])))&0x8080808080808080 != 0 {
+					break
+				}
+			}
+			for ; i < len(s) && s[i] < 0x80; i++ {
+			}
+			if i == len(s) {
+				return
+			}
+			c, size := utf8.DecodeRuneInString(s[i:])
+			if fc, keep := foldRune(c); !keep || fc != c {
 				break
 			}
+			i += size
 		}
-		for ; i < len(s) && s[i] < 0x80; i++ {
-		}
-		if i == len(s) {
-			return
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if fc, keep := foldRune(c); !keep || fc != c {
-			break
-		}
-		i += size
 	}
 	if i >= len(s) {
 		return
@@ -217,6 +221,56 @@ func (f *folded) fold(s string) {
 		f.add(c, i, unsafe.Slice(unsafe.StringData(s[i:]), size))
 		i += size
 	}
+}
+
+// firstFolded returns the offset of the first rune of s that folds to
+// another or is dropped, or len(s) when none does: where the general loop in
+// fold stops, found sixteen bytes at a time where none of them may start
+// such a rune (see keepsAll), else rune by rune.
+func firstFolded(s string) int {
+	p := unsafe.Pointer(unsafe.StringData(s))
+	i := 0
+	for i < len(s) {
+		end := len(s)
+		if i+16 <= len(s) {
+			x, y := *(*uint64)(unsafe.Add(p, i)), *(*uint64)(unsafe.Add(p, i+8))
+			if (x|y)&(0x80*ones) == 0 || keepsAll(x) && keepsAll(y) {
+				i += 16
+				continue
+			}
+			end = i + 16
+		}
+		for i < end {
+			if s[i] < 0x80 {
+				i++
+				continue
+			}
+			c, size := utf8.DecodeRuneInString(s[i:])
+			if fc, keep := foldRune(c); !keep || fc != c {
+				return i
+			}
+			i += size
+		}
+	}
+	return len(s)
+}
+
+// ones has the lowest bit of each of eight bytes set: c*ones is c in each.
+const ones = 0x0101010101010101
+
+// keepsAll reports whether none of the eight bytes of x may start a rune
+// that folds to another or is dropped: each is ASCII, or continues a rune
+// (0x80–0xBF), or starts one of U+00C0–U+063F (0xC3–0xD8), which all fold
+// to themselves. A byte that continues a rune only reads, where a rune
+// cannot start, as U+FFFD, which folds to itself too; so neither whether
+// the rune of such a byte started before x nor whether one starting in x
+// ends after it matters. The bytes from 0xC0 are told apart by their low
+// seven bits, which adding a constant below 0x80 compares to it in the
+// high bit without a carry into the next byte.
+func keepsAll(x uint64) bool {
+	y := x & (0x7F * ones)
+	safeLead := (y + (0x80-0x43)*ones) ^ (y + (0x80-0x59)*ones) // 0x43 <= y < 0x59
+	return x&(y+0x40*ones)&^safeLead&(0x80*ones) == 0
 }
 
 // foldRune maps a rune to what the scanner reads: every decimal digit of any
