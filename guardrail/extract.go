@@ -358,7 +358,8 @@ func (s *scanner) prose(i int) int {
 			}
 		}
 		// A word: its first three letters, lower-cased, and its length
-		// (2, 3, 4 for more) make the key of wordStarts.
+		// (2, 3, 4 for more) make the key of wordStarts. It ends at j, at
+		// c of class cl, where the text has one.
 		var j int
 		var key uint32
 		if i+8 <= len(t) {
@@ -369,15 +370,7 @@ func (s *scanner) prose(i int) int {
 			j = i + k>>3
 			key = (uint32(x) | 0xFF202020) & startMasks[k>>3]
 			c = byte(x >> k)
-			if cl = latinClass[c]; cl&clASCIILetter != 0 {
-				for j++; j < len(t) && latinClass[t[j]]&clASCIILetter != 0; j++ {
-				}
-				c = 0 // no word end
-				if j < len(t) {
-					c = t[j]
-				}
-				cl = latinClass[c]
-			}
+			cl = latinClass[c]
 		} else {
 			j = i
 			for j < len(t) && latinClass[t[j]]&clASCIILetter != 0 {
@@ -389,22 +382,28 @@ func (s *scanner) prose(i int) int {
 					key |= uint32(latinLowers[t[i+2]]) << 16
 				}
 			}
-			c = 0
-			if j < len(t) {
-				c = t[j]
+			if j == len(t) {
+				break // the word may go on
 			}
+			c = t[j]
 			cl = latinClass[c]
 		}
-		if c >= 0x80 {
-			if j, key = latinWord(t, i); j == len(t) {
+		if key == 0 || cl&clWordEnd == 0 {
+			// Not a word of two or more ASCII letters and its end: a
+			// longer word, one with letters beyond ASCII, or none.
+			if cl&clASCIILetter != 0 {
+				for j++; j < len(t) && latinClass[t[j]]&clASCIILetter != 0; j++ {
+				}
+			}
+			if j < len(t) && t[j] >= 0x80 {
+				j, key = latinWord(t, i)
+			}
+			if key == 0 || j == len(t) {
 				break
 			}
-			cl = latinClass[t[j]]
-		}
-		// c, at j, is no ASCII letter. The end of the text (read as 0)
-		// may yet be the middle of a word.
-		if key == 0 || cl&clWordEnd == 0 || j == len(t) {
-			break
+			if cl = latinClass[t[j]]; cl&clWordEnd == 0 {
+				break
+			}
 		}
 		if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
 			break
@@ -419,16 +418,18 @@ func (s *scanner) prose(i int) int {
 
 // asciiLetters returns 8 × how many of the first seven bytes of x (in the
 // order they stand in the text, the first in the lowest byte) are ASCII
-// letters before the first that is not. It tests them all at once: a byte
-// with its high bit clear is a letter when, with 0x20 set (the lower case
-// of an ASCII letter), it lies in 'a'…'z', that is when adding 0x80-'a'
-// sets its high bit and adding 0x80-'z'-1 does not. No sum carries into
-// the next byte, since the high bits are cleared before adding. The eighth
-// byte is taken for no letter, which makes the count at most seven and
-// spares the case of none.
+// letters before the first that is not. It tests them all at once: with
+// 0x20 set (the lower case of an ASCII letter) and 'a' taken away, a byte
+// that is a letter reads 0–25, one that is not 26 or more or, below 'a',
+// wraps to 0x80 or more; adding 0x80-26 sets the high bit of the former
+// and keeps it clear for a letter. What the taking away borrows from the
+// next byte, or the adding carries into it, comes from a byte that is no
+// letter: the bytes after it may read wrong, but the count stops before
+// them. The eighth byte is taken for no letter, which makes the count at
+// most seven and spares the case of none.
 func asciiLetters(x uint64) int {
-	y := (x | 0x20*ones) & (0x7F * ones)
-	other := (^(y + (0x80-'a')*ones) | (y + (0x80-'z'-1)*ones) | x) & (0x80 * ones)
+	z := (x | 0x20*ones) - 'a'*ones
+	other := ((z + (0x80-26)*ones) | z) & (0x80 * ones)
 	return bits.TrailingZeros64(other|1<<63) &^ 7
 }
 
