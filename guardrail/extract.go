@@ -344,12 +344,22 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 // the rune at i needs a step.
 func (s *scanner) prose(i int) int {
 	t := s.t
-	start := i
+	s.reads -= i // what prose reads, counted at the end
 	for i < len(t) {
-		c := t[i]
+		// The eight bytes from i, read at once; past the end of the
+		// text as '0', which stops a word and makes the sign before it
+		// one that may start a number, as the end does (it may be
+		// followed by a digit yet).
+		var x uint64
+		if i+8 <= len(t) {
+			x = le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
+		} else {
+			x = tailBytes(t[i:])
+		}
+		c := byte(x)
 		cl := latinClass[c] // of ASCII: a byte beyond is none of these
 		if cl&clASCIILetter == 0 {
-			if cl&clInert != 0 || cl&clSign != 0 && i+1 < len(t) && t[i+1]-'0' >= 10 {
+			if cl&clInert != 0 || cl&clSign != 0 && byte(x>>8)-'0' >= 10 {
 				i++ // "+", "-", "." or "," before anything but a digit starts nothing
 				continue
 			}
@@ -358,42 +368,19 @@ func (s *scanner) prose(i int) int {
 			}
 		}
 		// A word: its first three letters, lower-cased, and its length
-		// (2, 3, 4 for more) make the key of wordStarts. It ends at j, at
-		// c of class cl, where the text has one.
-		var j int
-		var key uint32
-		if i+8 <= len(t) {
-			// Eight bytes at once: the ASCII letters that start them
-			// (up to seven, see asciiLetters), and the byte after.
-			x := *(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i))
-			k := asciiLetters(x) // 8 × the letters
-			j = i + k>>3
-			key = (uint32(x) | 0xFF202020) & startMasks[k>>3]
-			c = byte(x >> k)
-			cl = latinClass[c]
-		} else {
-			j = i
+		// (2, 3, 4 for more) make the key of wordStarts. It ends at j,
+		// at c of class cl.
+		k := asciiLetters(x) // 8 × the letters, up to seven
+		j := i + k>>3
+		key := (uint32(x) | 0xFF202020) & startMasks[k>>3]
+		c = byte(x >> k)
+		cl = latinClass[c]
+		if key == 0 || cl&clWordEnd == 0 {
+			// Not a word of two to seven ASCII letters and its end: a
+			// longer word, one with letters beyond ASCII, one that
+			// reaches the end of the text (which may go on), or none.
 			for j < len(t) && latinClass[t[j]]&clASCIILetter != 0 {
 				j++
-			}
-			if n := j - i; n >= 2 {
-				key = min(uint32(n), 4)<<24 | uint32(latinLowers[t[i]]) | uint32(latinLowers[t[i+1]])<<8
-				if n > 2 {
-					key |= uint32(latinLowers[t[i+2]]) << 16
-				}
-			}
-			if j == len(t) {
-				break // the word may go on
-			}
-			c = t[j]
-			cl = latinClass[c]
-		}
-		if key == 0 || cl&clWordEnd == 0 {
-			// Not a word of two or more ASCII letters and its end: a
-			// longer word, one with letters beyond ASCII, or none.
-			if cl&clASCIILetter != 0 {
-				for j++; j < len(t) && latinClass[t[j]]&clASCIILetter != 0; j++ {
-				}
 			}
 			if j < len(t) && t[j] >= 0x80 {
 				j, key = latinWord(t, i)
@@ -412,8 +399,25 @@ func (s *scanner) prose(i int) int {
 			i++ // read now rather than at the top of the loop
 		}
 	}
-	s.reads += i - start
+	s.reads += i
 	return i
+}
+
+// le64 returns the eight bytes at b as a number, the first in the lowest
+// byte whatever the machine (read in one load where it is little-endian).
+func le64(b *[8]byte) uint64 {
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// tailBytes returns the bytes of t, fewer than eight, as prose reads eight
+// at once, with '0' in place of those past its end.
+func tailBytes(t string) uint64 {
+	x := uint64(0x3030303030303030) // '0' in every byte
+	for k := range len(t) {
+		x = x&^(0xFF<<(8*k)) | uint64(t[k])<<(8*k)
+	}
+	return x
 }
 
 // asciiLetters returns 8 × how many of the first seven bytes of x (in the
