@@ -354,7 +354,7 @@ func (s *scanner) prose(i int) int {
 		if i+8 <= len(t) {
 			x = le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
 		} else {
-			x = tailBytes(t[i:])
+			x = tailBytes(t, i)
 		}
 		c := byte(x)
 		cl := latinClass[c] // of ASCII: a byte beyond is none of these
@@ -410,12 +410,18 @@ func le64(b *[8]byte) uint64 {
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
-// tailBytes returns the bytes of t, fewer than eight, as prose reads eight
-// at once, with '0' in place of those past its end.
-func tailBytes(t string) uint64 {
+// tailBytes returns the bytes of t from i, fewer than eight, as prose reads
+// eight at once, with '0' in place of those past its end. When the text
+// holds eight bytes, they are its last eight, shifted.
+func tailBytes(t string, i int) uint64 {
+	if len(t) >= 8 {
+		past := uint(i+8-len(t)) * 8 // bits, 8 to 56
+		return le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), len(t)-8)))>>past |
+			0x3030303030303030<<(64-past)
+	}
 	x := uint64(0x3030303030303030) // '0' in every byte
-	for k := range len(t) {
-		x = x&^(0xFF<<(8*k)) | uint64(t[k])<<(8*k)
+	for k := range len(t) - i {
+		x = x&^(0xFF<<(8*k)) | uint64(t[i+k])<<(8*k)
 	}
 	return x
 }

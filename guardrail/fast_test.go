@@ -89,3 +89,22 @@ func TestFirstFolded(t *testing.T) {
 		}
 	}
 }
+
+func TestTailBytes(t *testing.T) {
+	text := "abcdefghijklmnop"
+	for n := range len(text) + 1 {
+		for i := max(0, n-7); i < n; i++ {
+			var want uint64
+			for k := 7; k >= 0; k-- {
+				c := byte('0')
+				if i+k < n {
+					c = text[i+k]
+				}
+				want = want<<8 | uint64(c)
+			}
+			if got := tailBytes(text[:n], i); got != want {
+				t.Errorf("tailBytes(%q, %d) = %#x, want %#x", text[:n], i, got, want)
+			}
+		}
+	}
+}
