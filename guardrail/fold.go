@@ -18,9 +18,9 @@ import (
 // in the original shifted by the bytes those runes gained or lost before
 // it. Offsets are 32-bit, so a text may be up to 2 GiB long.
 type folded struct {
-	src   string      // the original text, when it is a string (for Extract)
+	src   string      // the original text (so far, in a stream)
 	b     []byte      // the folded text, when it is not src
-	own   bool        // b holds the folded text (always in a stream)
+	own   bool        // b holds the folded text (always in a stream on the general path)
 	moved []movedRune // in order of at
 	last  int         // where place last stopped in moved
 	// The bytes lo < i < hi, between two moved runes, each stand at
@@ -116,30 +116,72 @@ func (f *folded) inPlace() int {
 // start returns the byte offset in the original of folded byte i.
 func (f *folded) start(i int) int { s, _ := f.place(i); return s }
 
-// appendBytes folds the complete runes of p (whose first byte is at offset
-// base of the original text) and returns how many bytes it consumed. When
-// atEOF is false a trailing incomplete UTF-8 sequence is left unconsumed, so
-// that a rune split across two stream deltas is read the same as whole.
-func (f *folded) appendBytes(p []byte, base int, atEOF bool) int {
-	f.own = true
-	i := 0
-	for i < len(p) {
-		if p[i] < 0x80 {
-			j := i + 1
-			for j < len(p) && p[j] < 0x80 {
-				j++
+// appendBytes folds the complete runes of raw from byte from on (those
+// before were folded by the calls before) and returns where it stopped:
+// at the end of raw or, when atEOF is false, before a trailing incomplete
+// UTF-8 sequence, so that a rune split across two stream deltas is read
+// the same as whole. raw is the whole text so far, and its bytes never
+// change once appended (a stream guard's raw is only appended to).
+//
+// f.src is raw up to where it stopped, made in place (unsafe.String, sound
+// since those bytes never change), so that the stream guard's numbers and
+// released text are strings of it without a copy. On the fast path, as
+// long as no rune has folded to another, it is the folded text too, as in
+// fold: then the bytes are not copied again.
+func (f *folded) appendBytes(raw []byte, from int, atEOF bool) int {
+	i := from
+	if fast && !f.own {
+		for i < len(raw) {
+			// ASCII, most of a text: eight bytes at a time, and the
+			// fewer left at the end at once as well (the last eight,
+			// without those before i), then byte by byte.
+			n := len(raw)
+			for ; i+8 <= n; i += 8 {
+				if le64((*[8]byte)(raw[i:i+8]))&(0x80*ones) != 0 {
+					break
+				}
 			}
-			f.b = append(f.b, p[i:j]...)
-			i = j
-			continue
+			if i+8 > n && n >= 8 && le64((*[8]byte)(raw[n-8:]))>>(8*(i+8-n))&(0x80*ones) == 0 {
+				i = n
+			}
+			for i < n && raw[i] < 0x80 {
+				i++
+			}
+			if i == n {
+				break
+			}
+			if !atEOF && !utf8.FullRune(raw[i:]) {
+				break
+			}
+			r, size := utf8.DecodeRune(raw[i:])
+			if fr, keep := foldRune(r); !keep || fr != r {
+				f.b, f.own = append(f.b[:0], raw[:i]...), true // from i on, the folded text differs
+				break
+			}
+			i += size
 		}
-		if !atEOF && !utf8.FullRune(p[i:]) {
-			break
-		}
-		r, size := utf8.DecodeRune(p[i:])
-		f.add(r, base+i, p[i:i+size])
-		i += size
 	}
+	if !fast || f.own {
+		f.own = true
+		for i < len(raw) {
+			if raw[i] < 0x80 {
+				j := i + 1
+				for j < len(raw) && raw[j] < 0x80 {
+					j++
+				}
+				f.b = append(f.b, raw[i:j]...)
+				i = j
+				continue
+			}
+			if !atEOF && !utf8.FullRune(raw[i:]) {
+				break
+			}
+			r, size := utf8.DecodeRune(raw[i:])
+			f.add(r, i, raw[i:i+size])
+			i += size
+		}
+	}
+	f.src = unsafe.String(unsafe.SliceData(raw), i)
 	return i
 }
 

@@ -49,7 +49,7 @@ func (g *StreamGuard) Feed(delta string) (safe string, ok bool) {
 		panic("guardrail: Feed after Close")
 	}
 	g.raw = append(g.raw, delta...)
-	g.decoded += g.f.appendBytes(g.raw[g.decoded:], g.decoded, false)
+	g.decoded = g.f.appendBytes(g.raw, g.decoded, false)
 	return g.advance(false), !g.blocked
 }
 
@@ -58,7 +58,7 @@ func (g *StreamGuard) Feed(delta string) (safe string, ok bool) {
 func (g *StreamGuard) Close() (safe string, v Verdict) {
 	if !g.closed {
 		g.closed = true
-		g.decoded += g.f.appendBytes(g.raw[g.decoded:], g.decoded, true)
+		g.decoded = g.f.appendBytes(g.raw, g.decoded, true)
 		safe = g.advance(true)
 	}
 	v = Verdict{Grounded: !g.blocked, Numbers: g.numbers}
@@ -89,7 +89,7 @@ func (g *StreamGuard) advance(final bool) string {
 		nv := &g.numbers[len(g.numbers)-1]
 		t := &s.toks[k]
 		start, end := t.span(&g.f)
-		s.fill(&nv.Number, t, string(g.raw[start:end]), start, end)
+		s.fill(&nv.Number, t, g.f.src[start:end], start, end)
 		nv.check(g.sources)
 		if g.policy.Blocks(nv.State) && !g.blocked {
 			g.blocked = true
@@ -109,7 +109,7 @@ func (g *StreamGuard) advance(final bool) string {
 	if end <= g.released {
 		return ""
 	}
-	safe := string(g.raw[g.released:end])
+	safe := g.f.src[g.released:end] // made in place (see appendBytes)
 	g.released = end
 	return safe
 }
