@@ -15,9 +15,12 @@ package guardrail
 //
 // A StreamGuard is used by one goroutine at a time.
 type StreamGuard struct {
-	sources  []*Source
-	raw      []byte // every byte fed
-	decoded  int    // bytes of raw folded into f
+	sources []*Source
+	// raw is every byte fed. It is only ever appended to: f.src, and the
+	// texts Feed and Close return and the numbers hold, are made of it in
+	// place.
+	raw      []byte
+	decoded  int // bytes of raw folded into f
 	f        folded
 	scanned  int // rune index up to which numbers are final
 	released int // byte offset up to which text was returned
