@@ -353,8 +353,10 @@ func (s *scanner) prose(i int) int {
 		var x uint64
 		if i+8 <= len(t) {
 			x = le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
-		} else {
+		} else if len(t) >= 8 {
 			x = tailBytes(t, i)
+		} else {
+			x = shortBytes(t, i)
 		}
 		c := byte(x)
 		cl := latinClass[c] // of ASCII: a byte beyond is none of these
@@ -411,14 +413,16 @@ func le64(b *[8]byte) uint64 {
 }
 
 // tailBytes returns the bytes of t from i, fewer than eight, as prose reads
-// eight at once, with '0' in place of those past its end. When the text
-// holds eight bytes, they are its last eight, shifted.
+// eight at once, with '0' in place of those past its end: the last eight
+// bytes of the text, shifted, when it holds eight.
 func tailBytes(t string, i int) uint64 {
-	if len(t) >= 8 {
-		past := uint(i+8-len(t)) * 8 // bits, 8 to 56
-		return le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), len(t)-8)))>>past |
-			0x3030303030303030<<(64-past)
-	}
+	past := uint(i+8-len(t)) * 8 & 63 // bits, 8 to 56
+	return le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), len(t)-8)))>>past |
+		0x3030303030303030<<(64-past&63)
+}
+
+// shortBytes is tailBytes for a text of fewer than eight bytes.
+func shortBytes(t string, i int) uint64 {
 	x := uint64(0x3030303030303030) // '0' in every byte
 	for k := range len(t) - i {
 		x = x&^(0xFF<<(8*k)) | uint64(t[i+k])<<(8*k)
