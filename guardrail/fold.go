@@ -267,20 +267,27 @@ func (f *folded) fold(s string) {
 
 // firstFolded returns the offset of the first rune of s that folds to
 // another or is dropped, or len(s) when none does: where the general loop in
-// fold stops, found sixteen bytes at a time where none of them may start
-// such a rune (see keepsAll), else rune by rune.
+// fold stops, found 32 bytes at a time (then eight) where none of them may
+// start such a rune (see keepsAll), else rune by rune.
 func firstFolded(s string) int {
 	p := unsafe.Pointer(unsafe.StringData(s))
 	i := 0
 	for i < len(s) {
 		end := len(s)
-		if i+16 <= len(s) {
-			x, y := *(*uint64)(unsafe.Add(p, i)), *(*uint64)(unsafe.Add(p, i+8))
-			if (x|y)&(0x80*ones) == 0 || keepsAll(x) && keepsAll(y) {
-				i += 16
+		if i+32 <= len(s) {
+			a, b := *(*uint64)(unsafe.Add(p, i)), *(*uint64)(unsafe.Add(p, i+8))
+			c, d := *(*uint64)(unsafe.Add(p, i+16)), *(*uint64)(unsafe.Add(p, i+24))
+			if (a|b|c|d)&(0x80*ones) == 0 || keepsAll(a) && keepsAll(b) && keepsAll(c) && keepsAll(d) {
+				i += 32
 				continue
 			}
-			end = i + 16
+			end = i + 32
+		} else if i+8 <= len(s) {
+			if keepsAll(*(*uint64)(unsafe.Add(p, i))) {
+				i += 8
+				continue
+			}
+			end = i + 8
 		}
 		for i < end {
 			if s[i] < 0x80 {
@@ -310,6 +317,9 @@ const ones = 0x0101010101010101
 // seven bits, which adding a constant below 0x80 compares to it in the
 // high bit without a carry into the next byte.
 func keepsAll(x uint64) bool {
+	if x&(0x80*ones) == 0 {
+		return true // all ASCII, the most common case, told first
+	}
 	y := x & (0x7F * ones)
 	safeLead := (y + (0x80-0x43)*ones) ^ (y + (0x80-0x59)*ones) // 0x43 <= y < 0x59
 	return x&(y+0x40*ones)&^safeLead&(0x80*ones) == 0
