@@ -345,7 +345,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 func (s *scanner) prose(i int) int {
 	t := s.t
 	s.reads -= i // what prose reads, counted at the end
-	for i < len(t) {
+	for {
 		// The eight bytes from i, read at once; past the end of the
 		// text as '0', which stops a word and makes the sign before it
 		// one that may start a number, as the end does (it may be
@@ -353,6 +353,8 @@ func (s *scanner) prose(i int) int {
 		var x uint64
 		if i+8 <= len(t) {
 			x = le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
+		} else if i >= len(t) {
+			break
 		} else if len(t) >= 8 {
 			x = tailBytes(t, i)
 		} else {
@@ -385,7 +387,7 @@ func (s *scanner) prose(i int) int {
 				j++
 			}
 			if j < len(t) && t[j] >= 0x80 {
-				j, key = latinWord(t, i)
+				j, key = latinWord(t, i, j)
 			}
 			if key == 0 || j == len(t) {
 				break
@@ -454,12 +456,15 @@ func asciiLetters(x uint64) int {
 var startMasks = [8]uint32{0, 0, 2<<24 | 0xFFFF, 3<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF,
 	4<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF}
 
-// latinWord reads the word of ASCII and Latin-1 letters at byte i of t
-// and returns its end and its key in wordStarts (0 when it is shorter than
-// two letters).
-func latinWord(t string, i int) (j int, key uint32) {
-	n := uint32(0)
-	for j = i; j < len(t); n++ {
+// latinWord reads on the word of ASCII and Latin-1 letters at byte i of t,
+// whose bytes up to j are ASCII letters, and returns its end and its key in
+// wordStarts (0 when it is shorter than two letters).
+func latinWord(t string, i, j int) (end int, key uint32) {
+	for k := i; k < j && k < i+3; k++ {
+		key |= uint32(latinLowers[t[k]]) << (8 * (k - i))
+	}
+	n := uint32(j - i)
+	for ; j < len(t); n++ {
 		c := t[j]
 		if c < 0x80 {
 			if latinClass[c]&clLetter == 0 {

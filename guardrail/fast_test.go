@@ -112,3 +112,26 @@ func TestTailBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestLatinWordPrefix holds latinWord, told the ASCII letters it starts
+// with, to latinWord reading them itself.
+func TestLatinWordPrefix(t *testing.T) {
+	pieces := []string{"a", "B", "zz", "å", "Ä", "ö", "é", "ß", "ª", "×", "ł", "-", " ", "1", "\xc3", "\xc2\xa0"}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 100000 {
+		var b []byte
+		for range r.IntN(8) {
+			b = append(b, pieces[r.IntN(len(pieces))]...)
+		}
+		s := string(b)
+		j := 0
+		for j < len(s) && s[j] < 0x80 && asciiClass[s[j]]&classLetter != 0 {
+			j++
+		}
+		e1, k1 := latinWord(s, 0, j)
+		e2, k2 := latinWord(s, 0, 0)
+		if e1 != e2 || k1 != k2 {
+			t.Fatalf("latinWord(%q, 0, %d) = %d, %#x; from 0: %d, %#x", s, j, e1, k1, e2, k2)
+		}
+	}
+}
