@@ -372,15 +372,15 @@ func (s *scanner) prose(i int) int {
 			}
 		}
 		// A word: its first three letters, lower-cased, and its length
-		// (2, 3, 4 for more) make the key of wordStarts. It ends at j,
-		// at c of class cl.
+		// (1, 2, 3, 4 for more) make the key of wordStarts. It ends at
+		// j, at c of class cl.
 		k := asciiLetters(x) // 8 × the letters, up to seven
 		j := i + k>>3
 		key := (uint32(x) | 0xFF202020) & startMasks[k>>3]
 		c = byte(x >> k)
 		cl = latinClass[c]
 		if key == 0 || cl&clWordEnd == 0 {
-			// Not a word of two to seven ASCII letters and its end: a
+			// Not a word of one to seven ASCII letters and its end: a
 			// longer word, one with letters beyond ASCII, one that
 			// reaches the end of the text (which may go on), or none.
 			for j < len(t) && latinClass[t[j]]&clASCIILetter != 0 {
@@ -452,13 +452,13 @@ func asciiLetters(x uint64) int {
 // startMasks turns the first four bytes of a word of n ASCII letters, at
 // most seven, with 0x20 set in the first three and 0xFF in the fourth,
 // into its key in wordStarts: its first three letters lower-cased and n
-// (counting four for more), or 0 when n is below two.
-var startMasks = [8]uint32{0, 0, 2<<24 | 0xFFFF, 3<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF,
+// (counting four for more), or 0 when there is none.
+var startMasks = [8]uint32{0, 1<<24 | 0xFF, 2<<24 | 0xFFFF, 3<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF,
 	4<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF}
 
 // latinWord reads on the word of ASCII and Latin-1 letters at byte i of t,
 // whose bytes up to j are ASCII letters, and returns its end and its key in
-// wordStarts (0 when it is shorter than two letters).
+// wordStarts (0 when it has no letter).
 func latinWord(t string, i, j int) (end int, key uint32) {
 	for k := i; k < j && k < i+3; k++ {
 		key |= uint32(latinLowers[t[k]]) << (8 * (k - i))
@@ -486,7 +486,7 @@ func latinWord(t string, i, j int) (end int, key uint32) {
 			key |= uint32(latinLowers[c]) << (8 * (n & 3))
 		}
 	}
-	if n < 2 {
+	if n == 0 {
 		return j, 0
 	}
 	return j, min(n, 4)<<24 | key
