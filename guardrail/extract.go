@@ -351,7 +351,7 @@ func (s *scanner) prose(i int) int {
 		// one that may start a number, as the end does (it may be
 		// followed by a digit yet).
 		var x uint64
-		if i+8 <= len(t) {
+		if i+8 <= len(t) { // the eight bytes are in t
 			x = le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
 		} else if i >= len(t) {
 			break
@@ -371,9 +371,10 @@ func (s *scanner) prose(i int) int {
 				break // a digit, '$', or a sign before a digit
 			}
 		}
-		// A word: its first three letters, lower-cased, and its length
-		// (1, 2, 3, 4 for more) make the key of wordStarts. It ends at
-		// j, at c of class cl.
+		// A word (of ASCII letters, or starting with a byte beyond ASCII
+		// that latinWord reads): its first three letters, lower-cased,
+		// and its length (1, 2, 3, 4 for more) make the key of
+		// wordStarts. It ends at j, at c of class cl.
 		k := asciiLetters(x) // 8 × the letters, up to seven
 		j := i + k>>3
 		key := (uint32(x) | 0xFF202020) & startMasks[k>>3]
@@ -416,11 +417,11 @@ func le64(b *[8]byte) uint64 {
 
 // tailBytes returns the bytes of t from i, fewer than eight, as prose reads
 // eight at once, with '0' in place of those past its end: the last eight
-// bytes of the text, shifted, when it holds eight.
+// bytes of t (which holds eight or more), shifted.
 func tailBytes(t string, i int) uint64 {
 	past := uint(i+8-len(t)) * 8 & 63 // bits, 8 to 56
 	return le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), len(t)-8)))>>past |
-		0x3030303030303030<<(64-past&63)
+		0x3030303030303030<<((64-past)&63)
 }
 
 // shortBytes is tailBytes for a text of fewer than eight bytes.

@@ -150,6 +150,10 @@ func (f *folded) appendBytes(raw []byte, from int, atEOF bool) int {
 			if i == n {
 				break
 			}
+			if c := raw[i]; c-0xC3 <= 0xD8-0xC3 && i+1 < n && raw[i+1]&0xC0 == 0x80 {
+				i += 2 // U+00C0–U+063F (å, ä, ö, é, …) folds to itself
+				continue
+			}
 			if !atEOF && !utf8.FullRune(raw[i:]) {
 				break
 			}
@@ -268,7 +272,8 @@ func (f *folded) fold(s string) {
 // firstFolded returns the offset of the first rune of s that folds to
 // another or is dropped, or len(s) when none does: where the general loop in
 // fold stops, found 32 bytes at a time (then eight) where none of them may
-// start such a rune (see keepsAll), else rune by rune.
+// start such a rune (see keepsAll), else rune by rune. The tests of eight
+// bytes at once test each byte on its own, whatever their order.
 func firstFolded(s string) int {
 	p := unsafe.Pointer(unsafe.StringData(s))
 	i := 0
