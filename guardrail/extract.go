@@ -390,10 +390,20 @@ func (s *scanner) prose(i int) int {
 			if j < len(t) && t[j] >= 0x80 {
 				j, key = latinWord(t, i, j)
 			}
-			if key == 0 || j == len(t) {
+			if key == 0 {
+				// No letter at i, but a byte beyond ASCII: a rune
+				// that step reads alone, finding nothing, is read so
+				// here too ("’", "“", "…", "•").
+				if size := inertRune(t[i:]); size > 0 {
+					i += size
+					continue
+				}
 				break
 			}
-			if cl = latinClass[t[j]]; cl&clWordEnd == 0 {
+			if j == len(t) {
+				break
+			}
+			if cl = latinClass[t[j]]; cl&clWordEnd == 0 && (t[j] < 0x80 || !endsWord(t[j:])) {
 				break
 			}
 		}
@@ -491,6 +501,42 @@ func latinWord(t string, i, j int) (end int, key uint32) {
 		return j, 0
 	}
 	return j, min(n, 4)<<24 | key
+}
+
+// inertRune returns the size of the rune beyond ASCII that t starts with
+// when step reads it alone and finds nothing there (any but a letter, '€'
+// and '£'), else 0.
+func inertRune(t string) int {
+	if generalPunctuation(t) {
+		return 3
+	}
+	r, size := utf8.DecodeRuneInString(t)
+	if r == '€' || r == '£' || r < 0x100 && latinClass[r]&clLetter != 0 || r >= 0x100 && isWideLetter(r) {
+		return 0
+	}
+	return size
+}
+
+// endsWord reports whether the rune beyond ASCII that t starts with ends a
+// word for the word step as a space does: it is neither a letter nor a
+// mark (see alnumRun; no mark lies below U+0300).
+func endsWord(t string) bool {
+	if generalPunctuation(t) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(t)
+	if r < 0x100 {
+		return latinClass[r]&clLetter == 0
+	}
+	return !isWideAlnum(r)
+}
+
+// generalPunctuation reports whether t starts with a rune of the General
+// Punctuation block, U+2000–U+206F (spaces, dashes, quotes, "…", "•"):
+// the runes beyond Latin-1 most common in prose, none of them a letter or
+// a mark (TestGeneralPunctuation), told by their bytes.
+func generalPunctuation(t string) bool {
+	return len(t) >= 3 && t[0] == 0xE2 && (t[1] == 0x80 || t[1] == 0x81 && t[2] < 0xB0) && t[2]&0xC0 == 0x80
 }
 
 // step reads what starts at i with a rune that is not a digit (scan reads

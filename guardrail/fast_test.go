@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -132,6 +133,25 @@ func TestLatinWordPrefix(t *testing.T) {
 		e2, k2 := latinWord(s, 0, 0)
 		if e1 != e2 || k1 != k2 {
 			t.Fatalf("latinWord(%q, 0, %d) = %d, %#x; from 0: %d, %#x", s, j, e1, k1, e2, k2)
+		}
+	}
+}
+
+// TestGeneralPunctuation holds generalPunctuation to its definition, on
+// every three bytes that start with 0xE2, and checks that the block holds
+// no letter, mark or digit.
+func TestGeneralPunctuation(t *testing.T) {
+	for b := range 1 << 16 {
+		s := string([]byte{0xE2, byte(b >> 8), byte(b)})
+		r, size := utf8.DecodeRuneInString(s)
+		want := size == 3 && r >= 0x2000 && r <= 0x206F
+		if got := generalPunctuation(s); got != want {
+			t.Fatalf("generalPunctuation(% x) = %v, want %v", s, got, want)
+		}
+	}
+	for r := rune(0x2000); r <= 0x206F; r++ {
+		if unicode.IsLetter(r) || unicode.IsMark(r) || unicode.Is(unicode.Nd, r) {
+			t.Errorf("%U is a letter, mark or digit", r)
 		}
 	}
 }

@@ -371,6 +371,9 @@ func foldRune(r rune) (rune, bool) {
 	case r >= 0xFF01 && r <= 0xFF5E: // full-width ASCII
 		return r - 0xFEE0, true
 	}
+	if fast && r >= 0x2000 && r <= 0x206F {
+		return r, true // the rest of General Punctuation: no digit (TestGeneralPunctuation)
+	}
 	if d, ok := digitValue(r); ok {
 		return '0' + d, true
 	}
