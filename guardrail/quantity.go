@@ -168,15 +168,18 @@ func (s *scanner) read(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
 			}
 			r, e = m, e+1
 		}
-		node := rows[r+ws.width-1]
-		if node&nodeMid == 0 && (e >= len(t) || t[e] < 0x80) {
+		node, c := rows[r+ws.width-1], byte(0) // c: the byte after (0: none)
+		if uint(e) < uint(len(t)) {
+			c = t[e]
+		}
+		if node&nodeMid == 0 && c < 0x80 {
 			s.reads += e - i + 1 // and the rune after, as at
 			if e >= len(t) && !s.final {
 				s.pastEnd = true // as at notes: the word may go on
 			}
 			// A word that ends in a letter or digit must not run on
 			// into one (the root is not whole: no word is empty).
-			if node&nodeWhole == 0 || node&nodeAlnum != 0 && e < len(t) && asciiClass[t[e]]&classAlnum != 0 {
+			if node&nodeWhole == 0 || node&nodeAlnum != 0 && asciiClass[c]&classAlnum != 0 {
 				return nil, 0, false
 			}
 			return &ws.nodes[node&nodeIndex], e, true
@@ -355,31 +358,41 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			s.percent(t, e)
 		}
 	}
-	if t.kind == kPercent {
-		s.period(t)
-		return
-	}
-	t.unit = prefixUnit
-	// A scale glued to the digits ("50k", "$8.2m"; a bare "5m" is metres),
-	// or after a space ("1.5 million").
-	var w *trieNode
-	e, ok := 0, false
-	if gluedScales.starts(c) {
-		w, e, ok = s.read(gluedScales, k)
-		m := e == k+1 && s.t[k]|0x20 == 'm' // the one-letter word "m"
-		ok = ok && (!m || prefixUnit != 0)
-	}
-	if !ok && t.kind != kWords {
-		if c == ' ' && scaleWords.starts(d) {
-			w, e, ok = s.read(scaleWords, k+1)
-		} else if isLetter(c) && scaleWords.starts(c) {
-			w, e, ok = s.read(scaleWords, k)
+	if t.kind != kPercent {
+		t.unit = prefixUnit
+		// A scale glued to the digits ("50k", "$8.2m"; a bare "5m" is
+		// metres), or after a space ("1.5 million").
+		var w *trieNode
+		e, ok := 0, false
+		if gluedScales.starts(c) {
+			w, e, ok = s.read(gluedScales, k)
+			m := e == k+1 && s.t[k]|0x20 == 'm' // the one-letter word "m"
+			ok = ok && (!m || prefixUnit != 0)
+		}
+		if !ok && t.kind != kWords {
+			if c == ' ' && scaleWords.starts(d) {
+				w, e, ok = s.read(scaleWords, k+1)
+			} else if isLetter(c) && scaleWords.starts(c) {
+				w, e, ok = s.read(scaleWords, k)
+			}
+		}
+		if ok {
+			s.scale(t, w, e)
+		}
+		// A unit or currency right after the number, or after one space
+		// ("399 kr", "5TB", "399:-", "12 €"), unless one written before
+		// is not a currency.
+		if k, j := t.end, t.end; t.unit <= gbp {
+			if s.ascii(k) == ' ' {
+				j++
+			}
+			w, e, ok := s.read(unitWords, j)
+			// "$5 million dollars" keeps $; "$5 kr" is not read.
+			if ok && (t.unit == 0 || w.code == t.unit) {
+				t.unit, t.end = w.code, e
+			}
 		}
 	}
-	if ok {
-		s.scale(t, w, e)
-	}
-	s.unitAfter(t)
 	s.period(t)
 }
 
@@ -411,28 +424,6 @@ func (s *scanner) scale(t *token, w *trieNode, end int) {
 	t.end = end
 }
 
-// unitAfter reads a unit or currency right after the number, or after one
-// space ("399 kr", "5TB", "399:-", "12 €").
-func (s *scanner) unitAfter(t *token) {
-	if t.unit > gbp { // neither none nor a currency written before
-		return
-	}
-	k := t.end
-	j := k
-	if s.ascii(k) == ' ' {
-		j++
-	}
-	w, e, ok := s.read(unitWords, j)
-	if !ok {
-		return
-	}
-	if t.unit != 0 && w.code != t.unit {
-		return // "$5 million dollars" keeps $; "$5 kr" is not read
-	}
-	t.unit = w.code
-	t.end = e
-}
-
 // period reads what a quantity is per: "/month", "/mån", " per year",
 // " a month", " i månaden", " monthly".
 func (s *scanner) period(t *token) {
@@ -443,6 +434,9 @@ func (s *scanner) period(t *token) {
 			t.period, t.end = w.code, e
 		}
 	case ' ':
+		if fast && !periodSpaced.starts(s.ascii(k+1)) {
+			return // most words after a number
+		}
 		w, e, ok := s.read(periodSpaced, k+1)
 		if ok && w.code == 0 && s.ascii(e) == ' ' { // a join: the period follows
 			w, e, ok = s.read(periodWords, e+1)
