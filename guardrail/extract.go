@@ -1137,11 +1137,12 @@ func (s *scanner) percent(t *token, end int) {
 		}
 	}
 	s.buf = append(append(s.buf[:0], s.str(t.canon)...), '%')
-	at := t.start
-	if end != t.end+1 {
-		at = len(s.t) // past the text, which spells nothing there
+	if end == t.end+1 {
+		t.canon = s.intern(s.buf, t.start)
+	} else {
+		t.canon = s.keep(s.buf) // the text spells no percent so
 	}
-	t.canon, t.end, t.kind = s.intern(s.buf, at), end, kPercent
+	t.end, t.kind = end, kPercent
 }
 
 var percentWords = newWordSet(map[string]string{"percent": "", "procent": "", "per cent": ""})

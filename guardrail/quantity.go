@@ -393,7 +393,25 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			}
 		}
 	}
-	s.period(t)
+	// What the quantity is per: "/month", "/mån", " per year", " a month",
+	// " i månaden", " monthly".
+	switch k = t.end; s.ascii(k) {
+	case '/':
+		if w, e, ok := s.read(periodWords, k+1); ok {
+			t.period, t.end = w.code, e
+		}
+	case ' ':
+		if fast && !periodSpaced.starts(s.ascii(k+1)) {
+			return // most words after a number
+		}
+		w, e, ok := s.read(periodSpaced, k+1)
+		if ok && w.code == 0 && s.ascii(e) == ' ' { // a join: the period follows
+			w, e, ok = s.read(periodWords, e+1)
+		}
+		if ok && w.code != 0 {
+			t.period, t.end = w.code, e
+		}
+	}
 }
 
 // followsNumber and followsSpace mark the ASCII runes (of either case)
@@ -422,29 +440,6 @@ func (s *scanner) scale(t *token, w *trieNode, end int) {
 		t.unit = w.code
 	}
 	t.end = end
-}
-
-// period reads what a quantity is per: "/month", "/mån", " per year",
-// " a month", " i månaden", " monthly".
-func (s *scanner) period(t *token) {
-	k := t.end
-	switch s.ascii(k) {
-	case '/':
-		if w, e, ok := s.read(periodWords, k+1); ok {
-			t.period, t.end = w.code, e
-		}
-	case ' ':
-		if fast && !periodSpaced.starts(s.ascii(k+1)) {
-			return // most words after a number
-		}
-		w, e, ok := s.read(periodSpaced, k+1)
-		if ok && w.code == 0 && s.ascii(e) == ' ' { // a join: the period follows
-			w, e, ok = s.read(periodWords, e+1)
-		}
-		if ok && w.code != 0 {
-			t.period, t.end = w.code, e
-		}
-	}
 }
 
 // shift multiplies a canonical decimal by 10^exp, exactly.
