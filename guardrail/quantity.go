@@ -480,12 +480,15 @@ func shift(canon string, exp int) string {
 // ordinalSuffix reads "st", "nd", "rd", "th" or Swedish ":a", ":e" right
 // after the digits of an ordinal ("3rd", "21st", "3:e").
 func (s *scanner) ordinalSuffix(k int) (int, bool) {
-	if t := s.t; fast && uint(k) < uint(len(t)) && uint(k+1) < uint(len(t)) && t[k]|t[k+1] < 0x80 {
+	if fast {
 		// Most numbers: two ASCII bytes that begin no suffix (read
 		// would stop at one of them, within the text).
-		if r := ordinalSuffixes.step(0, t[k]); r == 0 || ordinalSuffixes.step(r, t[k+1]) == 0 {
-			s.reads += 2
-			return 0, false
+		t := s.t
+		if uint(k) < uint(len(t)) && uint(k+1) < uint(len(t)) && t[k]|t[k+1] < 0x80 {
+			if r := ordinalSuffixes.step(0, t[k]); r == 0 || ordinalSuffixes.step(r, t[k+1]) == 0 {
+				s.reads += 2
+				return 0, false
+			}
 		}
 	}
 	_, e, ok := s.read(ordinalSuffixes, k)
