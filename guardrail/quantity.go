@@ -157,9 +157,9 @@ func (s *scanner) read(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
 		// at: an ASCII letter in either case (see sym), and a rune
 		// beyond ASCII that leads on through all its bytes is a rune of
 		// the words, its own lower case. Only where the text holds a
-		// rune beyond ASCII that would be read otherwise (as a rune of
-		// the words only once lower-cased, or as none) is it read again
-		// rune by rune, as below.
+		// rune beyond ASCII that may be read otherwise (as a rune of the
+		// words only once lower-cased) is it read again rune by rune,
+		// as below.
 		sym, e, r := &ws.sym, i, 0
 		for uint(e) < uint(len(t)) {
 			m := int(rows[r+int(sym[t[e]])])
@@ -168,6 +168,8 @@ func (s *scanner) read(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
 			}
 			r, e = m, e+1
 		}
+		// The walk is decided where it stopped at the end of a rune,
+		// before ASCII or the end,
 		node, c := rows[r+ws.width-1], byte(0) // c: the byte after (0: none)
 		if uint(e) < uint(len(t)) {
 			c = t[e]
@@ -180,6 +182,18 @@ func (s *scanner) read(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
 			// A word that ends in a letter or digit must not run on
 			// into one (the root is not whole: no word is empty).
 			if node&nodeWhole == 0 || node&nodeAlnum != 0 && asciiClass[c]&classAlnum != 0 {
+				return nil, 0, false
+			}
+			return &ws.nodes[node&nodeIndex], e, true
+		}
+		// or before a rune of Latin-1 (0xC2 or 0xC3 and a byte 0x80–0xBF),
+		// which did not lead on from its first byte: nor would it
+		// lower-cased, which keeps that byte (À–Þ lower to à–þ). No rune
+		// of Latin-1 is a mark, so it is a letter or digit when a letter.
+		if node&nodeMid == 0 && c&^1 == 0xC2 && e+1 < len(t) && t[e+1]&0xC0 == 0x80 {
+			s.reads += e - i + 1
+			l := (c&1)<<6 | t[e+1]&0x3F | 0x80 // the rune, below 0x100
+			if node&nodeWhole == 0 || node&nodeAlnum != 0 && latinClass[l]&clLetter != 0 {
 				return nil, 0, false
 			}
 			return &ws.nodes[node&nodeIndex], e, true
