@@ -32,7 +32,8 @@ type wordSet struct {
 	// entry sym[b] of a row is the row (its offset in rows) of the node
 	// after byte b, 0 for none (no byte leads to the root, nor does
 	// symbol 0), and the last entry is the node: its index in nodes and
-	// what read needs to know of it (nodeWhole, nodeAlnum, nodeMid).
+	// what read needs to know of it (nodeWhole; nodeAlnum and nodeMid
+	// where read takes its fast path).
 	rows  []uint16
 	width int
 }
@@ -68,7 +69,7 @@ func newWordSet(m map[string]string) *wordSet {
 		unit := v[indexByte(v, ' ')+1:] // the last field: the value, or the unit of a scale
 		ws.nodes[n].value, ws.nodes[n].code, ws.nodes[n].whole = v, nameCode(unit), true
 	}
-	// Lay the trie out flat.
+	// Lay the trie out flat (add gave the bytes their symbols).
 	for c := byte('A'); c <= 'Z'; c++ {
 		ws.sym[c] = ws.sym[c+'a'-'A']
 	}
@@ -128,7 +129,8 @@ func (ws *wordSet) step(r int, b byte) int {
 	return int(ws.rows[r+int(ws.sym[b])])
 }
 
-// has reports whether w is a word of the set.
+// has reports whether w is a word of the set (an ASCII letter of w in
+// either case).
 func (ws *wordSet) has(w []byte) bool {
 	r := 0
 	for _, b := range w {
