@@ -1255,12 +1255,22 @@ func (s *scanner) leadingFraction(i int) (token, int, bool) {
 // number can spell its canonical form in the text ("99.9%" as printed
 // costs nothing); after a space or as a word it is kept without a look.
 func (s *scanner) percent(t *token, end int) {
-	s.buf = append(append(s.buf[:0], s.str(t.canon)...), '%')
-	at := t.start
-	if end != t.end+1 {
-		at = len(s.t) // past the text, which spells nothing there
+	if r := t.canon; fast && end == t.end+1 && r.at >= 0 && r.n > 0 {
+		// The canonical form stands in the text: most often with the
+		// sign right after it, which makes the percent's.
+		if src := s.f.src; int(r.at+r.n) < len(src) && src[r.at+r.n] == '%' {
+			t.canon.n++
+			t.end, t.kind = end, kPercent
+			return
+		}
 	}
-	t.canon, t.end, t.kind = s.intern(s.buf, at), end, kPercent
+	s.buf = append(append(s.buf[:0], s.str(t.canon)...), '%')
+	if end == t.end+1 {
+		t.canon = s.intern(s.buf, t.start)
+	} else {
+		t.canon = s.keep(s.buf) // the text spells no percent so
+	}
+	t.end, t.kind = end, kPercent
 }
 
 var percentWords = newWordSet(map[string]string{"percent": "", "procent": "", "per cent": ""})
