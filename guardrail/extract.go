@@ -323,7 +323,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 				}
 			}
 			s.pastEnd = false
-			t, next, ok = s.step(i)
+			next, ok = s.step(&t, i)
 		}
 		if s.pastEnd {
 			return i, true
@@ -412,42 +412,46 @@ func latinWord(t string, i int) (j int, key uint32) {
 }
 
 // step reads what starts at i with a rune that is not a digit (scan reads
-// those): a number (ok) or prose up to next.
-func (s *scanner) step(i int) (t token, next int, ok bool) {
-	switch c := s.at(i); c {
+// those): a number into t (ok) or prose, up to next.
+func (s *scanner) step(t *token, i int) (next int, ok bool) {
+	c := s.at(i)
+	if isLetter(c) { // the most common by far
+		return s.word(t, i)
+	}
+	switch c {
 	case '$':
-		return s.prefixed(i, i+1, usd)
+		*t, next, ok = s.prefixed(i, i+1, usd)
+		return next, ok
 	case '€':
-		return s.prefixed(i, i+len("€"), eur)
+		*t, next, ok = s.prefixed(i, i+len("€"), eur)
+		return next, ok
 	case '£':
-		return s.prefixed(i, i+len("£"), gbp)
+		*t, next, ok = s.prefixed(i, i+len("£"), gbp)
+		return next, ok
 	case '+':
 		// scan reads a '+' before a digit (see intlPhone); at the end of
 		// a text that may grow, one may follow yet.
 		s.ascii(i + 1)
 	case '-':
 		if isDigit(s.ascii(i+1)) && signContext(s.ascii(i-1)) {
-			t, next, ok := s.number(i + 1)
-			if ok && t.kind <= kPercent { // signable
+			if *t, next, ok = s.number(i + 1); ok && t.kind <= kPercent { // signable
 				t.start = i
 				t.canon = s.keep([]byte("-" + s.str(t.canon)))
-				return t, next, true
+				return next, true
 			}
 		}
 	case '.', ',':
 		if isDigit(s.ascii(i+1)) && signContext(s.ascii(i-1)) {
-			return s.leadingFraction(i)
+			*t, next, ok = s.leadingFraction(i)
+			return next, ok
 		}
 	default:
-		if isLetter(c) {
-			return s.word(i)
-		}
 		if c >= 0x80 {
 			_, size := utf8.DecodeRuneInString(s.t[i:])
-			return token{}, i + size, false
+			return i + size, false
 		}
 	}
-	return token{}, i + 1, false
+	return i + 1, false
 }
 
 // inert marks the ASCII runes that start nothing: step reads them alone

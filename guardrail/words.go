@@ -8,32 +8,39 @@ import (
 
 // word reads what starts with a letter at i: a code with digits inside
 // ("A380", "COVID-19"), a spelled-out number ("ninety-nine", "två tusen",
-// "nittionio"), or a prose word.
-func (s *scanner) word(i int) (t token, next int, ok bool) {
+// "nittionio") into t (ok), or a prose word; it ends at next.
+func (s *scanner) word(t *token, i int) (next int, ok bool) {
 	// The letters a–z that lead along partNodes are read once, for both
 	// the run of letters and digits and the English number word.
 	e, n := walkLetters(s.t, i, false)
 	s.reads += e - i
 	j := e
 	// Most words end at an ASCII rune that is no letter, digit or hyphen.
-	if c := uint32(s.at(e)); c >= 0x80 || asciiClass[c] != 0 || c == '-' {
-		var hasDigit bool
-		j, hasDigit = s.alnumRun(e)
+	if c := uint32(s.ascii(e)); c >= 0x80 || asciiClass[c] != 0 || c == '-' {
 		// A compound of alphanumeric runs joined by single hyphens holds
 		// a code when any run has a digit ("COVID-19", "SE-123").
-		end := j
-		for s.at(end) == '-' && isAlnum(s.at(end+1)) {
-			e, digit := s.alnumRun(end + 1)
-			hasDigit = hasDigit || digit
-			end = e
+		var hasDigit bool
+		end := 0
+		if fast {
+			j, end, hasDigit = s.asciiCompound(e)
+		}
+		if end == 0 {
+			j, hasDigit = s.alnumRun(e)
+			end = j
+			for s.at(end) == '-' && isAlnum(s.at(end+1)) {
+				e, digit := s.alnumRun(end + 1)
+				hasDigit = hasDigit || digit
+				end = e
+			}
 		}
 		if hasDigit {
 			// A quarter ("Q3"); any other name with digits ("COVID-19",
 			// "A380") is a name, not a quantity.
 			if end == i+2 && (s.at(i) == 'Q' || s.at(i) == 'q') && s.at(i+1) >= '1' && s.at(i+1) <= '4' {
-				return token{start: i, end: end, canon: s.keep([]byte("Q" + s.str(s.digitString(i+1, end)))), kind: kQuarter}, end, true
+				*t = token{start: i, end: end, canon: s.keep([]byte("Q" + s.str(s.digitString(i+1, end)))), kind: kQuarter}
+				return end, true
 			}
-			return token{}, end, false
+			return end, false
 		}
 	}
 	// No ordinal, month name or currency code is also an English number
@@ -41,17 +48,27 @@ func (s *scanner) word(i int) (t token, next int, ok bool) {
 	lex, lang := s.lex[:0], byte('e')
 	if e == j && partNodes[n].en.kind != 0 {
 		lex = append(lex, partNodes[n].en)
+		if fast {
+			if val, best, words, follow, done := s.englishRun(lex, j); done {
+				if s.spelledNumber(t, i, val, best, words, follow) {
+					return t.end, true
+				}
+				return j, false
+			}
+		}
 	} else {
 		if lex, lang = s.lexemes(lex, i, j); lang == 0 && !numberWords.has(s.scratch) {
-			return token{}, j, false // prose
+			return j, false // prose
 		}
 		if unicode.IsUpper(s.at(i)) {
-			if t, next, ok := s.monthFirst(i); ok {
-				return t, next, true
+			if m, next, ok := s.monthFirst(i); ok {
+				*t = m
+				return next, true
 			}
 			if w, e, ok := s.read(currencyCodes, i); ok && e == j {
-				if t, next, ok := s.prefixed(i, e, w.code); ok {
-					return t, next, true
+				if p, next, ok := s.prefixed(i, e, w.code); ok {
+					*t = p
+					return next, true
 				}
 			}
 		}
@@ -61,18 +78,19 @@ func (s *scanner) word(i int) (t token, next int, ok bool) {
 			// as a marker of a list ("Third, …").
 			if w, e, ok := s.read(ordinalWords, i); ok && e == j {
 				v := w.value
-				t := s.ordinalToken(i, e, v)
-				if t.kind == kQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
-					return t, t.end, true
+				o := s.ordinalToken(i, e, v)
+				if o.kind == kQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
+					*t = o
+					return o.end, true
 				}
 			}
-			return token{}, j, false
+			return j, false
 		}
 	}
-	if s.spelled(&t, i, j, lex, lang) {
-		return t, t.end, true
+	if s.spelled(t, i, j, lex, lang) {
+		return t.end, true
 	}
-	return token{}, j, false
+	return j, false
 }
 
 // nounAt reads the word after a small count ending at i, for the check
@@ -224,6 +242,35 @@ func (s *scanner) alnumRun(i int) (end int, digit bool) {
 	return j, digit
 }
 
+// asciiCompound reads what word reads from e with alnumRun and the loop
+// after it, in bytes, where that is all ASCII ("twenty-four", "COVID-19"):
+// the end j of the run of letters and digits at e, the end of the compound
+// of such runs joined by single hyphens, and whether they hold a digit.
+// end is 0 when that is not decided by ASCII within the text: a rune
+// beyond ASCII or the end of the text is read on the way, for word to read
+// as at does.
+func (s *scanner) asciiCompound(e int) (j, end int, digit bool) {
+	t := s.t
+	all := uint8(classLetter) // cleared by a digit
+	for p := e; ; {
+		for ; p < len(t) && t[p] < 0x80 && asciiClass[t[p]]&classAlnum != 0; p++ {
+			all &= asciiClass[t[p]]
+		}
+		if j == 0 {
+			j = p
+		}
+		// At p, an ASCII rune that is no letter or digit, unless undecided.
+		if p+1 >= len(t) || t[p] >= 0x80 || t[p] == '-' && t[p+1] >= 0x80 {
+			return 0, 0, false
+		}
+		if t[p] != '-' || asciiClass[t[p+1]]&classAlnum == 0 {
+			s.reads += p - e + 2
+			return j, p, all == 0
+		}
+		p++
+	}
+}
+
 // numberWords are the words that the word step reads as a number, or as
 // the start of one or of a date, on their own: English number words,
 // ordinals, month names and currency codes. A word that is none of them
@@ -297,8 +344,9 @@ var swedishParts = func() map[string][]lexeme {
 // parts; partNodes[0] is the root. A node holds the node after each byte
 // (0: none; by the symbol of the byte in partSym, the letters a–z first),
 // the lexeme of the English word and the lexemes of the Swedish part that
-// end there (kind 0, nil: none), and whether it begins "hundred" or a scale
-// word, the only words that may follow "a".
+// end there (kind 0, nil: none), whether it begins "hundred" or a scale
+// word, the only words that may follow "a", and whether a Swedish part ends
+// on the way to it (see readPart).
 var partNodes = func() (t []partNode) {
 	sym := &partSym
 	m := map[string]string{}
@@ -333,6 +381,13 @@ var partNodes = func() (t []partNode) {
 			}
 		}
 	}
+	if fast { // for readPart
+		for n := range t { // parents before their children
+			for _, e := range ws.nodes[n].next {
+				t[e.to].afterPart = t[n].afterPart || t[e.to].sv != nil
+			}
+		}
+	}
 	return t
 }()
 
@@ -340,10 +395,11 @@ var partNodes = func() (t []partNode) {
 var partSym [256]uint8
 
 type partNode struct {
-	next  [32]int16
-	en    lexeme
-	sv    []lexeme
-	scale bool
+	next      [32]int16
+	en        lexeme
+	sv        []lexeme
+	scale     bool
+	afterPart bool // a Swedish part ends here or at a node before
 }
 
 // partChild returns the node after byte b from node n of partNodes, or -1.
@@ -458,7 +514,6 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 	if lex[0].kind == lexAnd {
 		return false // no number starts with "and" (see parseGroup)
 	}
-	const maxWords = 12
 	// Words are read while they may still form one number: the longest
 	// run of them that does ends at rune best (0: none), has the value val
 	// and bestWords words. "a" begins a number only before "hundred" or a
@@ -483,15 +538,15 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 		if words == maxWords {
 			break
 		}
-		if sep := s.at(end); sep != ' ' && sep != '-' || !isLetter(s.at(end+1)) {
+		if sep := s.ascii(end); sep != ' ' && sep != '-' {
 			break
 		}
 		// Read the next word only while it can still be a number word,
 		// so that "five users" is final without seeing the end of "users".
 		start := end + 1
 		e, node, viable := s.readPart(start, words == 1 && lex[0].kind == lexArticle)
-		if e == start || !viable || isAlnum(s.at(e)) {
-			break // not a number word, or letters running into digits (a code)
+		if e == start || !viable {
+			break // no word, not a number word, or letters running into digits (a code)
 		}
 		lg := byte('e')
 		if node >= 0 && partNodes[node].en.kind != 0 {
@@ -510,6 +565,15 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 	if cap(lex) > cap(s.lex) {
 		s.lex = lex // grown
 	}
+	return s.spelledNumber(t, i, val, best, bestWords, follow)
+}
+
+// spelledNumber makes t the number spelled out from i to best, of
+// bestWords words and the value val, as spelled read it (follow: where the
+// last English number word read starts), with its decimals and what
+// quantity reads after it. Only values from two upwards count (SPEC §3
+// rule 5).
+func (s *scanner) spelledNumber(t *token, i int, val int64, best, bestWords, follow int) bool {
 	if best == 0 || val < 2 {
 		return false
 	}
@@ -532,6 +596,73 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 		t.noun = s.nounAt(t.end)
 	}
 	return true
+}
+
+// maxWords is the most words spelled reads as one number.
+const maxWords = 12
+
+// englishRun is the loop of spelled for English number words in ASCII
+// ("twenty-four", "two hundred and five"), the first of lexemes lex and
+// ending at j: it reads what the loop reads and finds what it finds, but
+// from the walk along partWalk alone (see readPart). done is false when
+// that takes more than the walk: a rune beyond ASCII or past the end of the
+// text, or a word that goes on beyond the walk and may be Swedish parts
+// (see partNode.afterPart); spelled's loop then reads the words itself.
+func (s *scanner) englishRun(lex []lexeme, j int) (val int64, best, bestWords, follow int, done bool) {
+	t, end := s.t, j
+	article := false // after a first "a": only "hundred" or a scale word may follow
+	switch lex[0].kind {
+	case lexAnd:
+		return 0, 0, 0, 0, true // no number starts with "and" (see parseGroup)
+	case lexArticle:
+		article = true
+	default:
+		val, best, bestWords = lex[0].val, j, 1
+	}
+	for words := 1; words < maxWords; words++ {
+		if end >= len(t) {
+			return 0, 0, 0, 0, false
+		}
+		if sep := t[end]; sep != ' ' && sep != '-' {
+			break
+		}
+		start := end + 1
+		e, n := walkLetters(t, start, article)
+		s.reads += e - start + 2
+		if e >= len(t) || t[e] >= 0x80 {
+			return 0, 0, 0, 0, false
+		}
+		if c := asciiClass[t[e]]; c&classLetter != 0 {
+			// The word goes on where no English word does (after "a",
+			// no "hundred" or scale word): no number word, unless
+			// Swedish parts that readPart reads on.
+			if !article && partNodes[n].afterPart {
+				return 0, 0, 0, 0, false
+			}
+			break
+		} else if e == start || c != 0 || partNodes[n].en.kind == 0 {
+			break // no word, letters running into digits, or no English word
+		}
+		w := partNodes[n].en
+		lex = append(lex, w)
+		end, article = e, false
+		if w.kind != lexArticle {
+			follow = start
+		}
+		if w.kind == lexAnd || w.kind == lexArticle {
+			if !openEnd(lex) {
+				break
+			}
+		} else if v, ok := parseNumber(lex); ok {
+			val, best, bestWords = v, end, words+1
+		} else {
+			break
+		}
+	}
+	if cap(lex) > cap(s.lex) {
+		s.lex = lex // grown
+	}
+	return val, best, bestWords, follow, true
 }
 
 // openEnd reports whether lexemes that end in "and" or "a" may still
@@ -582,7 +713,8 @@ const walkScale = 1 << 15
 // start (see numberWordPrefix) or, after "a", the start of "hundred" or a
 // scale word. It returns where it stopped reading, the node of partNodes
 // the word read leads to (-1: none) and whether the word read is still
-// viable.
+// viable and ends there, at a rune that is no letter, digit or mark
+// (letters running into digits are a code).
 func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 	var w []byte // the word read, lower-cased, once node is -1
 	t := s.t
@@ -591,8 +723,8 @@ func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 	if e < len(t) && t[e] < 0x80 {
 		// Most words end, or stop being viable, at an ASCII rune.
 		s.reads++
-		if asciiClass[t[e]]&classLetter == 0 {
-			return e, node, true
+		if c := asciiClass[t[e]]; c&classLetter == 0 {
+			return e, node, c == 0 // no digit either
 		}
 		if article {
 			return e, node, false // no child of node leads to "hundred" or a scale
@@ -600,7 +732,7 @@ func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 	}
 	for c := s.at(e); ; c = s.at(e) {
 		if !isLetter(c) {
-			return e, node, true
+			return e, node, !isAlnum(c)
 		}
 		if node >= 0 {
 			var buf [utf8.UTFMax]byte
@@ -609,7 +741,14 @@ func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 				b = buf[:utf8.EncodeRune(buf[:], toLower(c))]
 			}
 			for _, x := range b {
+				p := node
 				if node = partChild(node, x); node < 0 {
+					if fast && !partNodes[p].afterPart {
+						// No part ends on the way: the word read
+						// begins no Swedish parts followed by a
+						// number word (see numberWordPrefix).
+						return e, node, false
+					}
 					w = s.lower(t[start : e+runeLen(c)])
 					break
 				}
@@ -631,7 +770,7 @@ var pointWords = newWordSet(map[string]string{"point": "", "dot": "", "komma": "
 // spelledFraction reads the decimals of a spelled-out number after end:
 // "three point five", "twelve dot fifty", "tre komma fem".
 func (s *scanner) spelledFraction(end int) (string, int, bool) {
-	if s.at(end) != ' ' {
+	if s.ascii(end) != ' ' {
 		return "", 0, false
 	}
 	_, e, ok := s.read(pointWords, end+1)
