@@ -189,15 +189,16 @@ type scanner struct {
 	t       string // f.text(), read by at
 	final   bool
 	pastEnd bool
-	scratch []byte   // lower-cased words
-	buf     []byte   // the canonical form being written
-	lex     []lexeme // the lexemes of the spelled-out number being read
-	prefix  uint8    // the currency written before the number being read
-	toks    []token  // the numbers found by scan
-	canons  []byte   // canonical forms not spelled as such in the text, and nouns (see keep)
-	room    int      // the length of the last text's canons
-	reads   int      // bytes looked at, for the test that scanning is linear
-	inPlace int      // bytes before it stand as they are in f.src (set by scan)
+	scratch []byte           // lower-cased words
+	buf     []byte           // the canonical form being written
+	lex     []lexeme         // the lexemes of the spelled-out number being read
+	words   [maxWords]lexeme // those of the English number read by englishRun
+	prefix  uint8            // the currency written before the number being read
+	toks    []token          // the numbers found by scan
+	canons  []byte           // canonical forms not spelled as such in the text, and nouns (see keep)
+	room    int              // the length of the last text's canons
+	reads   int              // bytes looked at, for the test that scanning is linear
+	inPlace int              // bytes before it stand as they are in f.src (set by scan)
 }
 
 // at returns the rune that starts at byte i.

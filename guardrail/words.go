@@ -14,24 +14,41 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 	// the run of letters and digits and the English number word.
 	e, n := walkLetters(s.t, i, false)
 	s.reads += e - i
+	c := uint32(s.ascii(e))
+	if fast && partNodes[n].en.kind != 0 && c < 0x80 && asciiClass[c] == 0 {
+		// An English number word: the words after it are read from the
+		// walk along partWalk, and the runs of letters and digits joined
+		// to it by hyphens with them where they are number words.
+		var r spelledRun
+		if rest, ok := s.englishRun(&r, partNodes[n].en, e, c == '-'); ok {
+			end, digit := 0, false
+			if rest > 0 {
+				_, end, digit = s.asciiCompound(rest)
+			}
+			if digit {
+				return end, false // a code, as below
+			}
+			if rest == 0 || end > 0 {
+				// (A value below two is no number: see spelledNumber.)
+				if r.val >= 2 && s.spelledNumber(t, i, r.val, r.best, r.words, r.follow) {
+					return t.end, true
+				}
+				return e, false
+			}
+		}
+	}
 	j := e
 	// Most words end at an ASCII rune that is no letter, digit or hyphen.
-	if c := uint32(s.ascii(e)); c >= 0x80 || asciiClass[c] != 0 || c == '-' {
+	if c >= 0x80 || asciiClass[c] != 0 || c == '-' {
+		var hasDigit bool
+		j, hasDigit = s.alnumRun(e)
 		// A compound of alphanumeric runs joined by single hyphens holds
 		// a code when any run has a digit ("COVID-19", "SE-123").
-		var hasDigit bool
-		end := 0
-		if fast {
-			j, end, hasDigit = s.asciiCompound(e)
-		}
-		if end == 0 {
-			j, hasDigit = s.alnumRun(e)
-			end = j
-			for s.at(end) == '-' && isAlnum(s.at(end+1)) {
-				e, digit := s.alnumRun(end + 1)
-				hasDigit = hasDigit || digit
-				end = e
-			}
+		end := j
+		for s.at(end) == '-' && isAlnum(s.at(end+1)) {
+			e, digit := s.alnumRun(end + 1)
+			hasDigit = hasDigit || digit
+			end = e
 		}
 		if hasDigit {
 			// A quarter ("Q3"); any other name with digits ("COVID-19",
@@ -48,14 +65,6 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 	lex, lang := s.lex[:0], byte('e')
 	if e == j && partNodes[n].en.kind != 0 {
 		lex = append(lex, partNodes[n].en)
-		if fast {
-			if val, best, words, follow, done := s.englishRun(lex, j); done {
-				if s.spelledNumber(t, i, val, best, words, follow) {
-					return t.end, true
-				}
-				return j, false
-			}
-		}
 	} else {
 		if lex, lang = s.lexemes(lex, i, j); lang == 0 && !numberWords.has(s.scratch) {
 			return j, false // prose
@@ -601,68 +610,90 @@ func (s *scanner) spelledNumber(t *token, i int, val int64, best, bestWords, fol
 // maxWords is the most words spelled reads as one number.
 const maxWords = 12
 
+// spelledRun is what spelled's loop finds: the longest run of words
+// that forms one number ends at best (0: none), has the value val and so
+// many words; the last English number word read (not "a") starts at
+// follow.
+type spelledRun struct {
+	val                 int64
+	best, words, follow int
+}
+
 // englishRun is the loop of spelled for English number words in ASCII
-// ("twenty-four", "two hundred and five"), the first of lexemes lex and
-// ending at j: it reads what the loop reads and finds what it finds, but
-// from the walk along partWalk alone (see readPart). done is false when
-// that takes more than the walk: a rune beyond ASCII or past the end of the
-// text, or a word that goes on beyond the walk and may be Swedish parts
-// (see partNode.afterPart); spelled's loop then reads the words itself.
-func (s *scanner) englishRun(lex []lexeme, j int) (val int64, best, bestWords, follow int, done bool) {
-	t, end := s.t, j
+// ("twenty-four", "two hundred and five"), the first of lexeme first and
+// ending at j: it reads what the loop reads and finds what it finds (into
+// r, which starts zero), but from the walk along partWalk alone (see
+// readPart), with the lexemes in s.words. It returns false when that takes
+// more than the walk: a rune beyond ASCII or past the end of the text, or a
+// word that goes on beyond the walk and may be Swedish parts (see
+// partNode.afterPart); spelled's loop then reads the words itself.
+//
+// With chain, a hyphen follows the first word, and the runs of letters and
+// digits joined to it by hyphens are a code when any has a digit (see
+// word): the words read after hyphens, of letters only, are such runs.
+// rest is where that compound goes on beyond them (0: it ends before), for
+// word to read on with asciiCompound.
+func (s *scanner) englishRun(r *spelledRun, first lexeme, j int, chain bool) (rest int, ok bool) {
+	t, end, lex, n := s.t, j, &s.words, 1
+	lex[0] = first
 	article := false // after a first "a": only "hundred" or a scale word may follow
-	switch lex[0].kind {
+	switch first.kind {
 	case lexAnd:
-		return 0, 0, 0, 0, true // no number starts with "and" (see parseGroup)
+		n = maxWords // no number starts with "and" (see parseGroup)
 	case lexArticle:
 		article = true
 	default:
-		val, best, bestWords = lex[0].val, j, 1
+		r.val, r.best, r.words = first.val, j, 1
 	}
-	for words := 1; words < maxWords; words++ {
+	for n < maxWords {
 		if end >= len(t) {
-			return 0, 0, 0, 0, false
+			return 0, false
 		}
-		if sep := t[end]; sep != ' ' && sep != '-' {
-			break
+		sep := t[end]
+		if sep != '-' {
+			chain = false
+			if sep != ' ' {
+				break
+			}
 		}
 		start := end + 1
-		e, n := walkLetters(t, start, article)
+		e, node := walkLetters(t, start, article)
 		s.reads += e - start + 2
 		if e >= len(t) || t[e] >= 0x80 {
-			return 0, 0, 0, 0, false
+			return 0, false
 		}
 		if c := asciiClass[t[e]]; c&classLetter != 0 {
 			// The word goes on where no English word does (after "a",
 			// no "hundred" or scale word): no number word, unless
 			// Swedish parts that readPart reads on.
-			if !article && partNodes[n].afterPart {
-				return 0, 0, 0, 0, false
+			if !article && partNodes[node].afterPart {
+				return 0, false
 			}
 			break
-		} else if e == start || c != 0 || partNodes[n].en.kind == 0 {
+		} else if e == start || c != 0 || partNodes[node].en.kind == 0 {
 			break // no word, letters running into digits, or no English word
 		}
-		w := partNodes[n].en
-		lex = append(lex, w)
+		w := partNodes[node].en
+		lex[n] = w
+		n++
 		end, article = e, false
 		if w.kind != lexArticle {
-			follow = start
+			r.follow = start
 		}
 		if w.kind == lexAnd || w.kind == lexArticle {
-			if !openEnd(lex) {
+			if !openEnd(lex[:n]) {
 				break
 			}
-		} else if v, ok := parseNumber(lex); ok {
-			val, best, bestWords = v, end, words+1
+		} else if v, ok := parseNumber(lex[:n]); ok {
+			r.val, r.best, r.words = v, end, n
 		} else {
 			break
 		}
 	}
-	if cap(lex) > cap(s.lex) {
-		s.lex = lex // grown
+	if chain {
+		return end, true
 	}
-	return val, best, bestWords, follow, true
+	return 0, true
 }
 
 // openEnd reports whether lexemes that end in "and" or "a" may still
