@@ -19,6 +19,14 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 		// An English number word: the words after it are read from the
 		// walk along partWalk, and the runs of letters and digits joined
 		// to it by hyphens with them where they are number words.
+		if w := partNodes[n].en; w.kind == lexArticle && c == ' ' && e+1 < len(s.t) {
+			// "a" before a word (ASCII) that begins no "hundred" or
+			// scale word, as most are, is prose (as englishRun finds).
+			if d := uint32(s.t[e+1]|0x20) - 'a'; d < 26 && partWalk[d]&walkScale == 0 {
+				s.reads += 2
+				return e, false
+			}
+		}
 		var r spelledRun
 		if rest, ok := s.englishRun(&r, partNodes[n].en, e, c == '-'); ok {
 			end, digit := 0, false
@@ -230,13 +238,18 @@ const (
 func (s *scanner) alnumRun(i int) (end int, digit bool) {
 	t, j := s.t, i
 	all := uint8(classLetter) // cleared by a digit
-	// ASCII is read without the checks of at.
-	for ; j < len(t); j++ {
-		c := t[j]
-		if c >= 0x80 || asciiClass[c]&classAlnum == 0 {
+	// ASCII is read without the checks of at, and natively the letters
+	// of Latin-1 too (two bytes, 0xC2 or 0xC3 and one 0x80–0xBF: see
+	// latinWord), which are letters (no digit or mark) as at reads them.
+	for j < len(t) {
+		if c := t[j]; c < 0x80 && asciiClass[c]&classAlnum != 0 {
+			all &= asciiClass[c]
+			j++
+		} else if fast && c&^1 == 0xC2 && j+1 < len(t) && t[j+1]&0xC0 == 0x80 && latinClass[(c&1)<<6|t[j+1]&0x3F|0x80]&clLetter != 0 {
+			j += 2
+		} else {
 			break
 		}
-		all &= asciiClass[c]
 	}
 	digit = all == 0
 	s.reads += j - i
@@ -595,8 +608,10 @@ func (s *scanner) spelledNumber(t *token, i int, val int64, best, bestWords, fol
 	// them begins with an English number word but "a" (see
 	// TestNumberWordsBeginNoQuantity).
 	if follow != best+1 || s.t[best] != ' ' {
-		if frac, e, ok := s.spelledFraction(t.end); ok {
-			t.canon, t.end = s.keep([]byte(decimal(s.str(t.canon), frac))), e
+		if s.ascii(t.end) == ' ' && pointWords.starts(s.ascii(t.end+1)) {
+			if frac, e, ok := s.spelledFraction(t.end + 1); ok {
+				t.canon, t.end = s.keep([]byte(decimal(s.str(t.canon), frac))), e
+			}
 		}
 		s.quantity(t, 0)
 	}
@@ -798,13 +813,10 @@ func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 
 var pointWords = newWordSet(map[string]string{"point": "", "dot": "", "komma": ""})
 
-// spelledFraction reads the decimals of a spelled-out number after end:
-// "three point five", "twelve dot fifty", "tre komma fem".
-func (s *scanner) spelledFraction(end int) (string, int, bool) {
-	if s.ascii(end) != ' ' {
-		return "", 0, false
-	}
-	_, e, ok := s.read(pointWords, end+1)
+// spelledFraction reads the decimals of a spelled-out number after the
+// space before i: "three point five", "twelve dot fifty", "tre komma fem".
+func (s *scanner) spelledFraction(i int) (string, int, bool) {
+	_, e, ok := s.read(pointWords, i)
 	if !ok || s.at(e) != ' ' || !isLetter(s.at(e+1)) {
 		return "", 0, false
 	}
