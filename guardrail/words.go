@@ -20,9 +20,10 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 		// walk along partWalk, and the runs of letters and digits joined
 		// to it by hyphens with them where they are number words.
 		if w := partNodes[n].en; w.kind == lexArticle && c == ' ' && e+1 < len(s.t) {
-			// "a" before a word (ASCII) that begins no "hundred" or
-			// scale word, as most are, is prose (as englishRun finds).
-			if d := uint32(s.t[e+1]|0x20) - 'a'; d < 26 && partWalk[d]&walkScale == 0 {
+			// "a" before anything but the beginning of "hundred" or a
+			// scale word, as most words are, is prose (as englishRun
+			// finds).
+			if m := partWalk[partSym[s.t[e+1]]]; m == 0 || !partNodes[m>>5].scale {
 				s.reads += 2
 				return e, false
 			}
@@ -380,7 +381,7 @@ var partNodes = func() (t []partNode) {
 	}
 	ws := newWordSet(m)
 	for c := byte('a'); c <= 'z'; c++ {
-		sym[c] = c - 'a' + 1
+		sym[c], sym[c-'a'+'A'] = c-'a'+1, c-'a'+1 // the upper case for walkLetters
 	}
 	next := uint8('z' - 'a' + 1)
 	t = make([]partNode, len(ws.nodes))
@@ -395,11 +396,8 @@ var partNodes = func() (t []partNode) {
 			}
 			p.next[sym[e.b]-1] = int16(e.to)
 			p.scale = p.scale || t[e.to].scale
-			if d := int(sym[e.b]) - 1; d < 26 {
+			if d := int(sym[e.b]); d <= 26 {
 				partWalk[n<<5|d] = uint16(e.to) << 5
-				if t[e.to].scale {
-					partWalk[n<<5|d] |= walkScale
-				}
 			}
 		}
 	}
@@ -413,11 +411,12 @@ var partNodes = func() (t []partNode) {
 	return t
 }()
 
-// partSym holds the symbol of each byte in partNodes (0: none; 1–26: a–z).
+// partSym holds the symbol of each byte in partNodes (0: none; 1–26: a–z,
+// and A–Z for walkLetters).
 var partSym [256]uint8
 
 type partNode struct {
-	next      [32]int16
+	next      [31]int16 // by symbol - 1: a symbol of 32 would alias the next row of partWalk
 	en        lexeme
 	sv        []lexeme
 	scale     bool
@@ -733,26 +732,20 @@ func openEnd(l []lexeme) bool {
 func walkLetters(t string, start int, article bool) (e, node int) {
 	w, base := &partWalk, 0
 	for e = start; e < len(t); e++ {
-		d := uint32(t[e]|0x20) - 'a'
-		if d >= 26 {
+		m := int(w[(base|int(partSym[t[e]]))&(len(w)-1)])
+		if m == 0 || article && !partNodes[m>>5].scale {
 			break
 		}
-		m := int(w[(base|int(d))&(len(w)-1)])
-		if m == 0 || article && m&walkScale == 0 {
-			break
-		}
-		base = m &^ walkScale
+		base = m
 	}
 	return e, base >> 5
 }
 
 // partWalk holds the letters a–z of partNodes for walkLetters: the entry
-// of node n for the letter 'a'+d, at n<<5|d, is the child's n<<5 (0: none),
-// with walkScale set when the child begins "hundred" or a scale word. It
-// has room for 512 nodes (partNodes has about 210).
+// of node n for the byte b, at n<<5|partSym[b], is the child's n<<5 when b
+// is a letter a–z or A–Z, else 0 (as for no child). It has room for 512
+// nodes (partNodes has about 210).
 var partWalk [1 << 14]uint16
-
-const walkScale = 1 << 15
 
 // readPart reads the word at start while it can still be a number word:
 // the start of a word of partNodes or Swedish parts followed by such a
