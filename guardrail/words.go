@@ -38,8 +38,8 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 				return end, false // a code, as below
 			}
 			if rest == 0 || end > 0 {
-				// (A value below two is no number: see spelledNumber.)
-				if r.val >= 2 && s.spelledNumber(t, i, r.val, r.best, r.words, r.follow) {
+				// (A value below two is no number: see spelled.)
+				if r.val >= 2 && s.spelled(t, i, e, nil, 'e', &r) {
 					return t.end, true
 				}
 				return e, false
@@ -105,7 +105,7 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 			return j, false
 		}
 	}
-	if s.spelled(t, i, j, lex, lang) {
+	if s.spelled(t, i, j, lex, lang, nil) {
 		return t.end, true
 	}
 	return j, false
@@ -529,12 +529,9 @@ func appendSwedish(dst []lexeme, w []byte) ([]lexeme, bool) {
 // spelled reads into t a spelled-out number whose first word is [i,j), of
 // the lexemes lex in the language lang ('e' English, 's' Swedish): words
 // joined by single spaces or hyphens of the same language, as long as they
-// still form one number. Only values from two upwards count (SPEC §3 rule
-// 5).
-func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
-	if lex[0].kind == lexAnd {
-		return false // no number starts with "and" (see parseGroup)
-	}
+// still form one number; or, when run is not nil, it takes what englishRun
+// read there. Only values from two upwards count (SPEC §3 rule 5).
+func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte, run *spelledRun) bool {
 	// Words are read while they may still form one number: the longest
 	// run of them that does ends at rune best (0: none), has the value val
 	// and bestWords words. "a" begins a number only before "hundred" or a
@@ -542,7 +539,12 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 	var val int64
 	best, bestWords, end := 0, 0, j
 	follow := 0 // where the last English number word read (not "a") starts
-	for words := 1; ; words++ {
+	if run != nil {
+		val, best, bestWords, follow = run.val, run.best, run.words, run.follow
+	} else if lex[0].kind == lexAnd {
+		return false // no number starts with "and" (see parseGroup)
+	}
+	for words := 1; run == nil; words++ {
 		// More words may follow a number, or words that end in "and" or
 		// "a" where a number may go on ("two hundred and", "a"), which
 		// form none; other words that form no number cannot become one
@@ -586,15 +588,6 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 	if cap(lex) > cap(s.lex) {
 		s.lex = lex // grown
 	}
-	return s.spelledNumber(t, i, val, best, bestWords, follow)
-}
-
-// spelledNumber makes t the number spelled out from i to best, of
-// bestWords words and the value val, as spelled read it (follow: where the
-// last English number word read starts), with its decimals and what
-// quantity reads after it. Only values from two upwards count (SPEC §3
-// rule 5).
-func (s *scanner) spelledNumber(t *token, i int, val int64, best, bestWords, follow int) bool {
 	if best == 0 || val < 2 {
 		return false
 	}
