@@ -669,18 +669,19 @@ func (s *scanner) englishRun(r *spelledRun, first lexeme, j int, chain bool) (re
 		if e >= len(t) || t[e] >= 0x80 {
 			return 0, false
 		}
+		p := &partNodes[node]
 		if c := asciiClass[t[e]]; c&classLetter != 0 {
 			// The word goes on where no English word does (after "a",
 			// no "hundred" or scale word): no number word, unless
 			// Swedish parts that readPart reads on.
-			if !article && partNodes[node].afterPart {
+			if !article && p.afterPart {
 				return 0, false
 			}
 			break
-		} else if e == start || c != 0 || partNodes[node].en.kind == 0 {
+		} else if e == start || c != 0 || p.en.kind == 0 {
 			break // no word, letters running into digits, or no English word
 		}
-		w := partNodes[node].en
+		w := p.en
 		lex[n] = w
 		n++
 		end, article = e, false
