@@ -20,11 +20,16 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 		// walk along partWalk, and the runs of letters and digits joined
 		// to it by hyphens with them where they are number words.
 		if w := partNodes[n].en; w.kind == lexArticle && c == ' ' && e+1 < len(s.t) {
-			// "a" before anything but the beginning of "hundred" or a
-			// scale word, as most words are, is prose (as englishRun
-			// finds).
+			// "a" before anything but "hundred" or a scale word, as
+			// most words are, is prose, as englishRun finds: when what
+			// follows begins none ("a year"), or runs on from the
+			// beginning of one into other letters ("a twenty").
 			if m := partWalk[partSym[s.t[e+1]]]; m == 0 || !partNodes[m>>5].scale {
 				s.reads += 2
+				return e, false
+			}
+			if k, _ := walkLetters(s.t, e+1, true); k < len(s.t) && s.t[k] < 0x80 && asciiClass[s.t[k]]&classLetter != 0 {
+				s.reads += k - e
 				return e, false
 			}
 		}
@@ -502,12 +507,13 @@ func lowerASCII(c byte) byte {
 // cannot be split entirely.
 func appendSwedish(dst []lexeme, w []byte) ([]lexeme, bool) {
 	var parts [len("miljarder")]int32 // parts[q-1]: the node of w[:q] when a part
-	n, last := 0, 0
+	n, last, nodes := 0, 0, partNodes
 	for q := 0; q < len(w) && q < len(parts); q++ {
-		if n = partChild(n, w[q]); n < 0 {
+		d := partSym[w[q]]
+		if d == 0 || nodes[n].next[d-1] == 0 {
 			break
 		}
-		if partNodes[n].sv != nil {
+		if n = int(nodes[n].next[d-1]); nodes[n].sv != nil {
 			parts[q], last = int32(n), q+1
 		}
 	}
