@@ -79,6 +79,9 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 	lex, lang := s.lex[:0], byte('e')
 	if e == j && partNodes[n].en.kind != 0 {
 		lex = append(lex, partNodes[n].en)
+	} else if fast && e == j && partNodes[n].sv != nil {
+		// One Swedish part ("tre", "tusen"), as lexemes finds it.
+		lex, lang = append(lex, partNodes[n].sv...), 's'
 	} else {
 		if lex, lang = s.lexemes(lex, i, j); lang == 0 && !numberWords.has(s.scratch) {
 			return j, false // prose
@@ -125,6 +128,9 @@ func (s *scanner) nounAt(i int) ref {
 		return ref{}
 	}
 	e := i + 1
+	if fast {
+		e = s.letterRun(e)
+	}
 	for c := s.at(e); isLetter(c); c = s.at(e) {
 		e += runeLen(c)
 	}
@@ -297,6 +303,24 @@ func (s *scanner) asciiCompound(e int) (j, end int, digit bool) {
 		}
 		p++
 	}
+}
+
+// letterRun returns where the run of letters of ASCII and Latin-1 at i
+// ends (see alnumRun), read in bytes: at the first rune that is none of
+// them, which the caller reads with at.
+func (s *scanner) letterRun(i int) int {
+	t, j := s.t, i
+	for j < len(t) {
+		if c := t[j]; c < 0x80 && asciiClass[c]&classLetter != 0 {
+			j++
+		} else if c&^1 == 0xC2 && j+1 < len(t) && t[j+1]&0xC0 == 0x80 && latinClass[(c&1)<<6|t[j+1]&0x3F|0x80]&clLetter != 0 {
+			j += 2
+		} else {
+			break
+		}
+	}
+	s.reads += j - i
+	return j
 }
 
 // numberWords are the words that the word step reads as a number, or as
@@ -583,6 +607,8 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte, run *spel
 			if partNodes[node].en.kind != lexArticle {
 				follow = start
 			}
+		} else if fast && node >= 0 && partNodes[node].sv != nil {
+			lex, lg = append(lex, partNodes[node].sv...), 's' // one part, as lexemes finds it
 		} else {
 			lex, lg = s.lexemes(lex, start, e) // no English word (see readPart)
 		}
@@ -767,6 +793,9 @@ func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 		}
 		if article {
 			return e, node, false // no child of node leads to "hundred" or a scale
+		}
+		if fast && !partNodes[node].afterPart {
+			return e, -1, false // as below: the letter leads nowhere from node
 		}
 	}
 	for c := s.at(e); ; c = s.at(e) {
