@@ -419,16 +419,14 @@ func (s *scanner) step(t *token, i int) (next int, ok bool) {
 	if isLetter(c) { // the most common by far
 		return s.word(t, i)
 	}
+	unit := uint8(0) // of a currency written before a number
 	switch c {
 	case '$':
-		*t, next, ok = s.prefixed(i, i+1, usd)
-		return next, ok
+		unit = usd
 	case '€':
-		*t, next, ok = s.prefixed(i, i+len("€"), eur)
-		return next, ok
+		unit = eur
 	case '£':
-		*t, next, ok = s.prefixed(i, i+len("£"), gbp)
-		return next, ok
+		unit = gbp
 	case '+':
 		// scan reads a '+' before a digit (see intlPhone); at the end of
 		// a text that may grow, one may follow yet.
@@ -446,11 +444,14 @@ func (s *scanner) step(t *token, i int) (next int, ok bool) {
 			*t, next, ok = s.leadingFraction(i)
 			return next, ok
 		}
-	default:
-		if c >= 0x80 {
-			_, size := utf8.DecodeRuneInString(s.t[i:])
-			return i + size, false
-		}
+	}
+	if unit != 0 {
+		*t, next, ok = s.prefixed(i, i+utf8.RuneLen(c), unit)
+		return next, ok
+	}
+	if c >= 0x80 {
+		_, size := utf8.DecodeRuneInString(s.t[i:])
+		return i + size, false
 	}
 	return i + 1, false
 }
