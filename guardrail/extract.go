@@ -190,15 +190,16 @@ type scanner struct {
 	t       string // f.text(), read by at
 	final   bool
 	pastEnd bool
-	scratch []byte   // lower-cased words
-	buf     []byte   // the canonical form being written
-	lex     []lexeme // the lexemes of the spelled-out number being read
-	prefix  uint8    // the currency written before the number being read
-	toks    []token  // the numbers found by scan
-	canons  []byte   // canonical forms not spelled as such in the text, and nouns (see keep)
-	room    int      // the length of the last text's canons
-	reads   int      // bytes looked at, for the test that scanning is linear
-	inPlace int      // bytes before it stand as they are in f.src (set by scan)
+	scratch []byte           // lower-cased words
+	buf     []byte           // the canonical form being written
+	lex     []lexeme         // the lexemes of the spelled-out number being read
+	words   [maxWords]lexeme // those of the English number read by englishRun
+	prefix  uint8            // the currency written before the number being read
+	toks    []token          // the numbers found by scan
+	canons  []byte           // canonical forms not spelled as such in the text, and nouns (see keep)
+	room    int              // the length of the last text's canons
+	reads   int              // bytes looked at, for the test that scanning is linear
+	inPlace int              // bytes before it stand as they are in f.src (set by scan)
 }
 
 // at returns the rune that starts at byte i.
@@ -324,7 +325,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 				}
 			}
 			s.pastEnd = false
-			t, next, ok = s.step(i)
+			next, ok = s.step(&t, i)
 		}
 		if s.pastEnd {
 			return i, true
@@ -540,42 +541,47 @@ func generalPunctuation(t string) bool {
 }
 
 // step reads what starts at i with a rune that is not a digit (scan reads
-// those): a number (ok) or prose up to next.
-func (s *scanner) step(i int) (t token, next int, ok bool) {
-	switch c := s.at(i); c {
+// those): a number into t (ok) or prose, up to next.
+func (s *scanner) step(t *token, i int) (next int, ok bool) {
+	c := s.at(i)
+	if isLetter(c) { // the most common by far
+		return s.word(t, i)
+	}
+	unit := uint8(0) // of a currency written before a number
+	switch c {
 	case '$':
-		return s.prefixed(i, i+1, usd)
+		unit = usd
 	case '€':
-		return s.prefixed(i, i+len("€"), eur)
+		unit = eur
 	case '£':
-		return s.prefixed(i, i+len("£"), gbp)
+		unit = gbp
 	case '+':
 		// scan reads a '+' before a digit (see intlPhone); at the end of
 		// a text that may grow, one may follow yet.
 		s.ascii(i + 1)
 	case '-':
 		if isDigit(s.ascii(i+1)) && signContext(s.ascii(i-1)) {
-			t, next, ok := s.number(i + 1)
-			if ok && t.kind <= kPercent { // signable
+			if *t, next, ok = s.number(i + 1); ok && t.kind <= kPercent { // signable
 				t.start = i
 				t.canon = s.keep([]byte("-" + s.str(t.canon)))
-				return t, next, true
+				return next, true
 			}
 		}
 	case '.', ',':
 		if isDigit(s.ascii(i+1)) && signContext(s.ascii(i-1)) {
-			return s.leadingFraction(i)
-		}
-	default:
-		if isLetter(c) {
-			return s.word(i)
-		}
-		if c >= 0x80 {
-			_, size := utf8.DecodeRuneInString(s.t[i:])
-			return token{}, i + size, false
+			*t, next, ok = s.leadingFraction(i)
+			return next, ok
 		}
 	}
-	return token{}, i + 1, false
+	if unit != 0 {
+		*t, next, ok = s.prefixed(i, i+utf8.RuneLen(c), unit)
+		return next, ok
+	}
+	if c >= 0x80 {
+		_, size := utf8.DecodeRuneInString(s.t[i:])
+		return i + size, false
+	}
+	return i + 1, false
 }
 
 // inert marks the ASCII runes that start nothing: step reads them alone

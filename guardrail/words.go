@@ -8,15 +8,52 @@ import (
 
 // word reads what starts with a letter at i: a code with digits inside
 // ("A380", "COVID-19"), a spelled-out number ("ninety-nine", "två tusen",
-// "nittionio"), or a prose word.
-func (s *scanner) word(i int) (t token, next int, ok bool) {
+// "nittionio") into t (ok), or a prose word; it ends at next.
+func (s *scanner) word(t *token, i int) (next int, ok bool) {
 	// The letters a–z that lead along partNodes are read once, for both
 	// the run of letters and digits and the English number word.
 	e, n := walkLetters(s.t, i, false)
 	s.reads += e - i
+	c := uint32(s.ascii(e))
+	if fast && partNodes[n].en.kind != 0 && c < 0x80 && asciiClass[c] == 0 {
+		// An English number word: the words after it are read from the
+		// walk along partWalk, and the runs of letters and digits joined
+		// to it by hyphens with them where they are number words.
+		if w := partNodes[n].en; w.kind == lexArticle && c == ' ' && e+1 < len(s.t) {
+			// "a" before anything but "hundred" or a scale word, as
+			// most words are, is prose, as englishRun finds: when what
+			// follows begins none ("a year"), or runs on from the
+			// beginning of one into other letters ("a twenty").
+			if m := partWalk[partSym[s.t[e+1]]]; m == 0 || !partNodes[m>>5].scale {
+				s.reads += 2
+				return e, false
+			}
+			if k, _ := walkLetters(s.t, e+1, true); k < len(s.t) && s.t[k] < 0x80 && asciiClass[s.t[k]]&classLetter != 0 {
+				s.reads += k - e
+				return e, false
+			}
+		}
+		var r spelledRun
+		if rest, ok := s.englishRun(&r, partNodes[n].en, e, c == '-'); ok {
+			end, digit := 0, false
+			if rest > 0 {
+				_, end, digit = s.asciiCompound(rest)
+			}
+			if digit {
+				return end, false // a code, as below
+			}
+			if rest == 0 || end > 0 {
+				// (A value below two is no number: see spelled.)
+				if r.val >= 2 && s.spelled(t, i, e, nil, 'e', &r) {
+					return t.end, true
+				}
+				return e, false
+			}
+		}
+	}
 	j := e
 	// Most words end at an ASCII rune that is no letter, digit or hyphen.
-	if c := uint32(s.at(e)); c >= 0x80 || asciiClass[c] != 0 || c == '-' {
+	if c >= 0x80 || asciiClass[c] != 0 || c == '-' {
 		var hasDigit bool
 		j, hasDigit = s.alnumRun(e)
 		// A compound of alphanumeric runs joined by single hyphens holds
@@ -31,9 +68,10 @@ func (s *scanner) word(i int) (t token, next int, ok bool) {
 			// A quarter ("Q3"); any other name with digits ("COVID-19",
 			// "A380") is a name, not a quantity.
 			if end == i+2 && (s.at(i) == 'Q' || s.at(i) == 'q') && s.at(i+1) >= '1' && s.at(i+1) <= '4' {
-				return token{start: i, end: end, canon: s.keep([]byte("Q" + s.str(s.digitString(i+1, end)))), kind: kQuarter}, end, true
+				*t = token{start: i, end: end, canon: s.keep([]byte("Q" + s.str(s.digitString(i+1, end)))), kind: kQuarter}
+				return end, true
 			}
-			return token{}, end, false
+			return end, false
 		}
 	}
 	// No ordinal, month name or currency code is also an English number
@@ -41,17 +79,22 @@ func (s *scanner) word(i int) (t token, next int, ok bool) {
 	lex, lang := s.lex[:0], byte('e')
 	if e == j && partNodes[n].en.kind != 0 {
 		lex = append(lex, partNodes[n].en)
+	} else if fast && e == j && partNodes[n].sv != nil {
+		// One Swedish part ("tre", "tusen"), as lexemes finds it.
+		lex, lang = append(lex, partNodes[n].sv...), 's'
 	} else {
 		if lex, lang = s.lexemes(lex, i, j); lang == 0 && !numberWords.has(s.scratch) {
-			return token{}, j, false // prose
+			return j, false // prose
 		}
 		if unicode.IsUpper(s.at(i)) {
-			if t, next, ok := s.monthFirst(i); ok {
-				return t, next, true
+			if m, next, ok := s.monthFirst(i); ok {
+				*t = m
+				return next, true
 			}
 			if w, e, ok := s.read(currencyCodes, i); ok && e == j {
-				if t, next, ok := s.prefixed(i, e, w.code); ok {
-					return t, next, true
+				if p, next, ok := s.prefixed(i, e, w.code); ok {
+					*t = p
+					return next, true
 				}
 			}
 		}
@@ -61,18 +104,19 @@ func (s *scanner) word(i int) (t token, next int, ok bool) {
 			// as a marker of a list ("Third, …").
 			if w, e, ok := s.read(ordinalWords, i); ok && e == j {
 				v := w.value
-				t := s.ordinalToken(i, e, v)
-				if t.kind == kQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
-					return t, t.end, true
+				o := s.ordinalToken(i, e, v)
+				if o.kind == kQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
+					*t = o
+					return o.end, true
 				}
 			}
-			return token{}, j, false
+			return j, false
 		}
 	}
-	if s.spelled(&t, i, j, lex, lang) {
-		return t, t.end, true
+	if s.spelled(t, i, j, lex, lang, nil) {
+		return t.end, true
 	}
-	return token{}, j, false
+	return j, false
 }
 
 // nounAt reads the word after a small count ending at i, for the check
@@ -84,6 +128,9 @@ func (s *scanner) nounAt(i int) ref {
 		return ref{}
 	}
 	e := i + 1
+	if fast {
+		e = s.letterRun(e)
+	}
 	for c := s.at(e); isLetter(c); c = s.at(e) {
 		e += runeLen(c)
 	}
@@ -204,13 +251,18 @@ const (
 func (s *scanner) alnumRun(i int) (end int, digit bool) {
 	t, j := s.t, i
 	all := uint8(classLetter) // cleared by a digit
-	// ASCII is read without the checks of at.
-	for ; j < len(t); j++ {
-		c := t[j]
-		if c >= 0x80 || asciiClass[c]&classAlnum == 0 {
+	// ASCII is read without the checks of at, and natively the letters
+	// of Latin-1 too (two bytes, 0xC2 or 0xC3 and one 0x80–0xBF: see
+	// latinWord), which are letters (no digit or mark) as at reads them.
+	for j < len(t) {
+		if c := t[j]; c < 0x80 && asciiClass[c]&classAlnum != 0 {
+			all &= asciiClass[c]
+			j++
+		} else if fast && c&^1 == 0xC2 && j+1 < len(t) && t[j+1]&0xC0 == 0x80 && latinClass[(c&1)<<6|t[j+1]&0x3F|0x80]&clLetter != 0 {
+			j += 2
+		} else {
 			break
 		}
-		all &= asciiClass[c]
 	}
 	digit = all == 0
 	s.reads += j - i
@@ -223,6 +275,53 @@ func (s *scanner) alnumRun(i int) (end int, digit bool) {
 		j += runeLen(c)
 	}
 	return j, digit
+}
+
+// asciiCompound reads what word reads from e with alnumRun and the loop
+// after it, in bytes, where that is all ASCII ("twenty-four", "COVID-19"):
+// the end j of the run of letters and digits at e, the end of the compound
+// of such runs joined by single hyphens, and whether they hold a digit.
+// end is 0 when that is not decided by ASCII within the text: a rune
+// beyond ASCII or the end of the text is read on the way, for word to read
+// as at does.
+func (s *scanner) asciiCompound(e int) (j, end int, digit bool) {
+	t := s.t
+	all := uint8(classLetter) // cleared by a digit
+	for p := e; ; {
+		for ; p < len(t) && t[p] < 0x80 && asciiClass[t[p]]&classAlnum != 0; p++ {
+			all &= asciiClass[t[p]]
+		}
+		if j == 0 {
+			j = p
+		}
+		// At p, an ASCII rune that is no letter or digit, unless undecided.
+		if p+1 >= len(t) || t[p] >= 0x80 || t[p] == '-' && t[p+1] >= 0x80 {
+			return 0, 0, false
+		}
+		if t[p] != '-' || asciiClass[t[p+1]]&classAlnum == 0 {
+			s.reads += p - e + 2
+			return j, p, all == 0
+		}
+		p++
+	}
+}
+
+// letterRun returns where the run of letters of ASCII and Latin-1 at i
+// ends (see alnumRun), read in bytes: at the first rune that is none of
+// them, which the caller reads with at.
+func (s *scanner) letterRun(i int) int {
+	t, j := s.t, i
+	for j < len(t) {
+		if c := t[j]; c < 0x80 && asciiClass[c]&classLetter != 0 {
+			j++
+		} else if c&^1 == 0xC2 && j+1 < len(t) && t[j+1]&0xC0 == 0x80 && latinClass[(c&1)<<6|t[j+1]&0x3F|0x80]&clLetter != 0 {
+			j += 2
+		} else {
+			break
+		}
+	}
+	s.reads += j - i
+	return j
 }
 
 // numberWords are the words that the word step reads as a number, or as
@@ -298,8 +397,9 @@ var swedishParts = func() map[string][]lexeme {
 // parts; partNodes[0] is the root. A node holds the node after each byte
 // (0: none; by the symbol of the byte in partSym, the letters a–z first),
 // the lexeme of the English word and the lexemes of the Swedish part that
-// end there (kind 0, nil: none), and whether it begins "hundred" or a scale
-// word, the only words that may follow "a".
+// end there (kind 0, nil: none), whether it begins "hundred" or a scale
+// word, the only words that may follow "a", and whether a Swedish part ends
+// on the way to it (see readPart).
 var partNodes = func() (t []partNode) {
 	sym := &partSym
 	m := map[string]string{}
@@ -311,7 +411,7 @@ var partNodes = func() (t []partNode) {
 	}
 	ws := newWordSet(m)
 	for c := byte('a'); c <= 'z'; c++ {
-		sym[c] = c - 'a' + 1
+		sym[c], sym[c-'a'+'A'] = c-'a'+1, c-'a'+1 // the upper case for walkLetters
 	}
 	next := uint8('z' - 'a' + 1)
 	t = make([]partNode, len(ws.nodes))
@@ -326,25 +426,31 @@ var partNodes = func() (t []partNode) {
 			}
 			p.next[sym[e.b]-1] = int16(e.to)
 			p.scale = p.scale || t[e.to].scale
-			if d := int(sym[e.b]) - 1; d < 26 {
+			if d := int(sym[e.b]); d <= 26 {
 				partWalk[n<<5|d] = uint16(e.to) << 5
-				if t[e.to].scale {
-					partWalk[n<<5|d] |= walkScale
-				}
+			}
+		}
+	}
+	if fast { // for readPart
+		for n := range t { // parents before their children
+			for _, e := range ws.nodes[n].next {
+				t[e.to].afterPart = t[n].afterPart || t[e.to].sv != nil
 			}
 		}
 	}
 	return t
 }()
 
-// partSym holds the symbol of each byte in partNodes (0: none; 1–26: a–z).
+// partSym holds the symbol of each byte in partNodes (0: none; 1–26: a–z,
+// and A–Z for walkLetters).
 var partSym [256]uint8
 
 type partNode struct {
-	next  [32]int16
-	en    lexeme
-	sv    []lexeme
-	scale bool
+	next      [31]int16 // by symbol - 1: a symbol of 32 would alias the next row of partWalk
+	en        lexeme
+	sv        []lexeme
+	scale     bool
+	afterPart bool // a Swedish part ends here or at a node before
 }
 
 // partChild returns the node after byte b from node n of partNodes, or -1.
@@ -426,12 +532,13 @@ func lowerASCII(c byte) byte {
 // cannot be split entirely.
 func appendSwedish(dst []lexeme, w []byte) ([]lexeme, bool) {
 	var parts [len("miljarder")]int32 // parts[q-1]: the node of w[:q] when a part
-	n, last := 0, 0
+	n, last, nodes := 0, 0, partNodes
 	for q := 0; q < len(w) && q < len(parts); q++ {
-		if n = partChild(n, w[q]); n < 0 {
+		d := partSym[w[q]]
+		if d == 0 || nodes[n].next[d-1] == 0 {
 			break
 		}
-		if partNodes[n].sv != nil {
+		if n = int(nodes[n].next[d-1]); nodes[n].sv != nil {
 			parts[q], last = int32(n), q+1
 		}
 	}
@@ -453,13 +560,9 @@ func appendSwedish(dst []lexeme, w []byte) ([]lexeme, bool) {
 // spelled reads into t a spelled-out number whose first word is [i,j), of
 // the lexemes lex in the language lang ('e' English, 's' Swedish): words
 // joined by single spaces or hyphens of the same language, as long as they
-// still form one number. Only values from two upwards count (SPEC §3 rule
-// 5).
-func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
-	if lex[0].kind == lexAnd {
-		return false // no number starts with "and" (see parseGroup)
-	}
-	const maxWords = 12
+// still form one number; or, when run is not nil, it takes what englishRun
+// read there. Only values from two upwards count (SPEC §3 rule 5).
+func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte, run *spelledRun) bool {
 	// Words are read while they may still form one number: the longest
 	// run of them that does ends at rune best (0: none), has the value val
 	// and bestWords words. "a" begins a number only before "hundred" or a
@@ -467,7 +570,12 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 	var val int64
 	best, bestWords, end := 0, 0, j
 	follow := 0 // where the last English number word read (not "a") starts
-	for words := 1; ; words++ {
+	if run != nil {
+		val, best, bestWords, follow = run.val, run.best, run.words, run.follow
+	} else if lex[0].kind == lexAnd {
+		return false // no number starts with "and" (see parseGroup)
+	}
+	for words := 1; run == nil; words++ {
 		// More words may follow a number, or words that end in "and" or
 		// "a" where a number may go on ("two hundred and", "a"), which
 		// form none; other words that form no number cannot become one
@@ -484,15 +592,15 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 		if words == maxWords {
 			break
 		}
-		if sep := s.at(end); sep != ' ' && sep != '-' || !isLetter(s.at(end+1)) {
+		if sep := s.ascii(end); sep != ' ' && sep != '-' {
 			break
 		}
 		// Read the next word only while it can still be a number word,
 		// so that "five users" is final without seeing the end of "users".
 		start := end + 1
 		e, node, viable := s.readPart(start, words == 1 && lex[0].kind == lexArticle)
-		if e == start || !viable || isAlnum(s.at(e)) {
-			break // not a number word, or letters running into digits (a code)
+		if e == start || !viable {
+			break // no word, not a number word, or letters running into digits (a code)
 		}
 		lg := byte('e')
 		if node >= 0 && partNodes[node].en.kind != 0 {
@@ -500,6 +608,8 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 			if partNodes[node].en.kind != lexArticle {
 				follow = start
 			}
+		} else if fast && node >= 0 && partNodes[node].sv != nil {
+			lex, lg = append(lex, partNodes[node].sv...), 's' // one part, as lexemes finds it
 		} else {
 			lex, lg = s.lexemes(lex, start, e) // no English word (see readPart)
 		}
@@ -523,8 +633,10 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 	// them begins with an English number word but "a" (see
 	// TestNumberWordsBeginNoQuantity).
 	if follow != best+1 || s.t[best] != ' ' {
-		if frac, e, ok := s.spelledFraction(t.end); ok {
-			t.canon, t.end = s.keep([]byte(decimal(s.str(t.canon), frac))), e
+		if s.ascii(t.end) == ' ' && pointWords.starts(s.ascii(t.end+1)) {
+			if frac, e, ok := s.spelledFraction(t.end + 1); ok {
+				t.canon, t.end = s.keep([]byte(decimal(s.str(t.canon), frac))), e
+			}
 		}
 		s.quantity(t, 0)
 	}
@@ -533,6 +645,96 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte) bool {
 		t.noun = s.nounAt(t.end)
 	}
 	return true
+}
+
+// maxWords is the most words spelled reads as one number.
+const maxWords = 12
+
+// spelledRun is what spelled's loop finds: the longest run of words
+// that forms one number ends at best (0: none), has the value val and so
+// many words; the last English number word read (not "a") starts at
+// follow.
+type spelledRun struct {
+	val                 int64
+	best, words, follow int
+}
+
+// englishRun is the loop of spelled for English number words in ASCII
+// ("twenty-four", "two hundred and five"), the first of lexeme first and
+// ending at j: it reads what the loop reads and finds what it finds (into
+// r, which starts zero), but from the walk along partWalk alone (see
+// readPart), with the lexemes in s.words. It returns false when that takes
+// more than the walk: a rune beyond ASCII or past the end of the text, or a
+// word that goes on beyond the walk and may be Swedish parts (see
+// partNode.afterPart); spelled's loop then reads the words itself.
+//
+// With chain, a hyphen follows the first word, and the runs of letters and
+// digits joined to it by hyphens are a code when any has a digit (see
+// word): the words read after hyphens, of letters only, are such runs.
+// rest is where that compound goes on beyond them (0: it ends before), for
+// word to read on with asciiCompound.
+func (s *scanner) englishRun(r *spelledRun, first lexeme, j int, chain bool) (rest int, ok bool) {
+	t, end, lex, n := s.t, j, &s.words, 1
+	lex[0] = first
+	article := false // after a first "a": only "hundred" or a scale word may follow
+	switch first.kind {
+	case lexAnd:
+		n = maxWords // no number starts with "and" (see parseGroup)
+	case lexArticle:
+		article = true
+	default:
+		r.val, r.best, r.words = first.val, j, 1
+	}
+	for n < maxWords {
+		if end >= len(t) {
+			return 0, false
+		}
+		sep := t[end]
+		if sep != '-' {
+			chain = false
+			if sep != ' ' {
+				break
+			}
+		}
+		start := end + 1
+		e, node := walkLetters(t, start, article)
+		s.reads += e - start + 2
+		if e >= len(t) || t[e] >= 0x80 {
+			return 0, false
+		}
+		p := &partNodes[node]
+		if c := asciiClass[t[e]]; c&classLetter != 0 {
+			// The word goes on where no English word does (after "a",
+			// no "hundred" or scale word): no number word, unless
+			// Swedish parts that readPart reads on.
+			if !article && p.afterPart {
+				return 0, false
+			}
+			break
+		} else if e == start || c != 0 || p.en.kind == 0 {
+			break // no word, letters running into digits, or no English word
+		}
+		w := p.en
+		lex[n] = w
+		n++
+		end, article = e, false
+		if w.kind != lexArticle {
+			r.follow = start
+		}
+		if w.kind == lexAnd || w.kind == lexArticle {
+			if !openEnd(lex[:n]) {
+				break
+			}
+		} else if v, ok := parseNumber(lex[:n]); ok {
+			r.val, r.best, r.words = v, end, n
+		} else {
+			break
+		}
+	}
+	if chain {
+		return end, true
+	}
+	return 0, true
 }
 
 // openEnd reports whether lexemes that end in "and" or "a" may still
@@ -557,33 +759,28 @@ func openEnd(l []lexeme) bool {
 func walkLetters(t string, start int, article bool) (e, node int) {
 	w, base := &partWalk, 0
 	for e = start; e < len(t); e++ {
-		d := uint32(t[e]|0x20) - 'a'
-		if d >= 26 {
+		m := int(w[(base|int(partSym[t[e]]))&(len(w)-1)])
+		if m == 0 || article && !partNodes[m>>5].scale {
 			break
 		}
-		m := int(w[(base|int(d))&(len(w)-1)])
-		if m == 0 || article && m&walkScale == 0 {
-			break
-		}
-		base = m &^ walkScale
+		base = m
 	}
 	return e, base >> 5
 }
 
 // partWalk holds the letters a–z of partNodes for walkLetters: the entry
-// of node n for the letter 'a'+d, at n<<5|d, is the child's n<<5 (0: none),
-// with walkScale set when the child begins "hundred" or a scale word. It
-// has room for 512 nodes (partNodes has about 210).
+// of node n for the byte b, at n<<5|partSym[b], is the child's n<<5 when b
+// is a letter a–z or A–Z, else 0 (as for no child). It has room for 512
+// nodes (partNodes has about 210).
 var partWalk [1 << 14]uint16
-
-const walkScale = 1 << 15
 
 // readPart reads the word at start while it can still be a number word:
 // the start of a word of partNodes or Swedish parts followed by such a
 // start (see numberWordPrefix) or, after "a", the start of "hundred" or a
 // scale word. It returns where it stopped reading, the node of partNodes
 // the word read leads to (-1: none) and whether the word read is still
-// viable.
+// viable and ends there, at a rune that is no letter, digit or mark
+// (letters running into digits are a code).
 func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 	var w []byte // the word read, lower-cased, once node is -1
 	t := s.t
@@ -592,16 +789,19 @@ func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 	if e < len(t) && t[e] < 0x80 {
 		// Most words end, or stop being viable, at an ASCII rune.
 		s.reads++
-		if asciiClass[t[e]]&classLetter == 0 {
-			return e, node, true
+		if c := asciiClass[t[e]]; c&classLetter == 0 {
+			return e, node, c == 0 // no digit either
 		}
 		if article {
 			return e, node, false // no child of node leads to "hundred" or a scale
 		}
+		if fast && !partNodes[node].afterPart {
+			return e, -1, false // as below: the letter leads nowhere from node
+		}
 	}
 	for c := s.at(e); ; c = s.at(e) {
 		if !isLetter(c) {
-			return e, node, true
+			return e, node, !isAlnum(c)
 		}
 		if node >= 0 {
 			var buf [utf8.UTFMax]byte
@@ -610,7 +810,14 @@ func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 				b = buf[:utf8.EncodeRune(buf[:], toLower(c))]
 			}
 			for _, x := range b {
+				p := node
 				if node = partChild(node, x); node < 0 {
+					if fast && !partNodes[p].afterPart {
+						// No part ends on the way: the word read
+						// begins no Swedish parts followed by a
+						// number word (see numberWordPrefix).
+						return e, node, false
+					}
 					w = s.lower(t[start : e+runeLen(c)])
 					break
 				}
@@ -629,13 +836,10 @@ func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 
 var pointWords = newWordSet(map[string]string{"point": "", "dot": "", "komma": ""})
 
-// spelledFraction reads the decimals of a spelled-out number after end:
-// "three point five", "twelve dot fifty", "tre komma fem".
-func (s *scanner) spelledFraction(end int) (string, int, bool) {
-	if s.at(end) != ' ' {
-		return "", 0, false
-	}
-	_, e, ok := s.read(pointWords, end+1)
+// spelledFraction reads the decimals of a spelled-out number after the
+// space before i: "three point five", "twelve dot fifty", "tre komma fem".
+func (s *scanner) spelledFraction(i int) (string, int, bool) {
+	_, e, ok := s.read(pointWords, i)
 	if !ok || s.at(e) != ' ' || !isLetter(s.at(e+1)) {
 		return "", 0, false
 	}
