@@ -51,8 +51,38 @@ func ParsePolicy(s string) (Policy, bool) {
 }
 
 // attrs is what a snippet prints with one value: the unit and period that
-// an answer's quantity with the same value must not contradict.
-type attrs struct{ unit, period string }
+// an answer's quantity with the same value must not contradict, as codes
+// into names (0: none printed), so that they compare as bytes.
+type attrs struct{ unit, period uint8 }
+
+// attrsOf returns the attrs of n. A unit or period that is not in names
+// (only a Number made by hand has one) gets unnamed, a code no snippet's
+// number has: it agrees only with none, as its string would.
+func attrsOf(n *Number) attrs { return attrs{codeOf(n.Unit), codeOf(n.Period)} }
+
+// unnamed is the code of a unit or period that is not in names.
+const unnamed uint8 = 0xFF
+
+// codeOf returns the code of v in names, or unnamed.
+func codeOf(v string) uint8 {
+	if c := nameCode(v); c != 0 || v == "" {
+		return c
+	}
+	return unnamed
+}
+
+// agreeing reports whether one of as may be printed with the same
+// quantity as want: where both print a unit (or a period), it is the same
+// one.
+func agreeing(as []attrs, want attrs) bool {
+	for _, a := range as {
+		if (a.unit == 0 || want.unit == 0 || a.unit == want.unit) &&
+			(a.period == 0 || want.period == 0 || a.period == want.period) {
+			return true
+		}
+	}
+	return false
+}
 
 // Source is a cited snippet with its quantities extracted once, so that an
 // answer can be verified against it without scanning the snippet again.
@@ -84,8 +114,9 @@ func NewSource(text string) *Source {
 		size <<= 1
 	}
 	s.index = make([]indexSlot, size)
-	for _, n := range nums {
-		a := attrs{n.Unit, n.Period}
+	for k := range nums {
+		n := &nums[k]
+		a := attrsOf(n)
 		s.add(n.Canonical, a)
 		switch n.Kind {
 		case KindPercent:
@@ -141,18 +172,10 @@ func (s *Source) slot(key string, fp uint64, h uint32) *indexSlot {
 	mask := uint32(len(s.index) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		sl := &s.index[i]
-		if sl.attrs == nil || sl.fp == fp && len(sl.key) == len(key) && (len(key) <= 8 || sl.key == key) {
+		if sl.attrs == nil || sl.fp == fp && len(sl.key) == len(key) && sameTail(sl.key, key) {
 			return sl
 		}
 	}
-}
-
-// lookup returns what the snippet prints with the numbers of value key.
-func (s *Source) lookup(key string, fp uint64, h uint32) []attrs {
-	if len(s.index) == 0 {
-		return nil // a zero Source states nothing
-	}
-	return s.slot(key, fp, h).attrs
 }
 
 // keyFilter is a 256-bit summary of a set of keys: a key whose bit is not
@@ -160,23 +183,52 @@ func (s *Source) lookup(key string, fp uint64, h uint32) []attrs {
 // several; the others are passed over without a look-up.
 type keyFilter [4]uint64
 
-// keyPrint returns the fingerprint of a key and its hash. A key of at most
-// 8 bytes is its own fingerprint, so that keys of the same length with the
-// same fingerprint are equal without comparing them.
+// keyPrint returns the print of a key and its hash. The print is the
+// key's first 8 bytes (all of a shorter one, read so that keys of the same
+// length with the same print are equal), so that a slot holds a key when
+// its print and length are the key's and, for a longer key, its bytes
+// after the 8th are the key's (sameTail).
 func keyPrint(key string) (fp uint64, h uint32) {
 	n := len(key)
-	for ; len(key) > 8; key = key[8:] {
-		fp = (fp ^ uint64(le32(key)) ^ uint64(le32(key[4:]))<<32) * keyMul
+	switch {
+	case n >= 8:
+		fp = le64(key)
+	case n >= 4:
+		fp = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
+	case n > 0:
+		fp = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
 	}
-	if k := len(key); k >= 4 {
-		fp ^= uint64(le32(key)) | uint64(le32(key[k-4:]))<<32
-	} else if k > 0 {
-		fp ^= uint64(key[0]) | uint64(key[k/2])<<8 | uint64(key[k-1])<<16
+	x := fp
+	if n > 8 {
+		for t := key[8:]; len(t) > 8; t = t[8:] {
+			x = (x ^ le64(t)) * keyMul
+		}
+		x = x*keyMul ^ le64(key[n-8:])
 	}
-	return fp, uint32((fp ^ uint64(n)) * keyMul >> 32)
+	return fp, uint32((x ^ uint64(n)) * keyMul >> 32)
 }
 
 const keyMul = 0x9e3779b97f4a7c15 // 2^64 / the golden ratio, odd
+
+// sameTail reports whether two keys of the same length and print have the
+// same bytes after the 8th, that is whether they are equal. It compares
+// them byte by byte, not with ==, which calls memequal: a call would make
+// the look-up keep its values on the stack for it.
+func sameTail(a, b string) bool {
+	for i := 8; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// le64 reads the first 8 bytes of s, little-endian (one load).
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
 
 // le32 reads the first 4 bytes of s, little-endian (one load).
 func le32(s string) uint32 {
@@ -212,7 +264,7 @@ func NewSources(texts []string) []*Source {
 // Grounds reports whether the snippet states the quantity n: the same value
 // after scale and, where both print one, the same unit and the same period.
 func (s *Source) Grounds(n Number) bool {
-	return s.has(n.Canonical, attrs{n.Unit, n.Period})
+	return s.has(n.Canonical, attrsOf(&n))
 }
 
 // parts returns what grounds a date or a range of years when no snippet
@@ -255,18 +307,11 @@ func (s *Source) mentionsMonth(m string) bool {
 	return false
 }
 
+// has reports whether the snippet states a number of value key with
+// attrs that agree with want.
 func (s *Source) has(key string, want attrs) bool {
-	fp, h := keyPrint(key)
-	for _, a := range s.lookup(key, fp, h) {
-		if agree(a.unit, want.unit) && agree(a.period, want.period) {
-			return true
-		}
-	}
-	return false
+	return cite([]*Source{s}, key, want) == 0
 }
-
-// agree: where both sides print a unit (or a period), it is the same one.
-func agree(a, b string) bool { return a == "" || b == "" || a == b }
 
 // contradicts reports whether the snippet binds another value to what the
 // small count n counts ("up to 3 devices" against "two devices").
@@ -317,28 +362,44 @@ func (v Verdict) FirstBlocking(p Policy) (NumberVerdict, bool) {
 // Check returns the verdict on one number against the sources.
 func Check(n Number, sources []*Source) NumberVerdict {
 	nv := NumberVerdict{Number: n}
-	nv.check(sources)
+	nv.check(sources, attrsOf(&n))
 	return nv
 }
 
 // check sets the verdict on nv.Number (State, Grounded, Citation) in place,
-// so that Verify fills its result without copying each number again.
-func (nv *NumberVerdict) check(sources []*Source) {
-	n := &nv.Number
-	nv.State, nv.Grounded, nv.Citation = Grounded, true, -1
-	fp, h := keyPrint(n.Canonical)
+// so that Verify fills its result without copying each number again; want
+// is the number's attrs (Verify has their codes from the scan).
+func (nv *NumberVerdict) check(sources []*Source, want attrs) {
+	if i := cite(sources, nv.Canonical, want); i >= 0 {
+		nv.State, nv.Grounded, nv.Citation = Grounded, true, i
+		return
+	}
+	nv.checkParts(sources)
+}
+
+// cite returns the index of the first source that states a number of
+// value key with attrs that agree with want, or -1.
+func cite(sources []*Source, key string, want attrs) int {
+	fp, h := keyPrint(key)
 	w, bit := keyBit(h)
 	for i, s := range sources {
 		if s == nil || s.filter[w]&bit == 0 {
 			continue
 		}
-		for _, a := range s.lookup(n.Canonical, fp, h) { // has, inlined
-			if agree(a.unit, n.Unit) && agree(a.period, n.Period) {
-				nv.Citation = i
-				return
-			}
+		// A number that prints no unit and no period agrees with any (the
+		// fast path says so without reading them).
+		if sl := s.slot(key, fp, h); fast && want == (attrs{}) && sl.attrs != nil || agreeing(sl.attrs, want) {
+			return i
 		}
 	}
+	return -1
+}
+
+// checkParts sets the verdict on a number no source states whole: grounded
+// by its parts, or not.
+func (nv *NumberVerdict) checkParts(sources []*Source) {
+	n := &nv.Number
+	nv.State, nv.Grounded, nv.Citation = Grounded, true, -1
 	if keys, month := parts(n); keys != nil {
 		cite := -1
 		for _, k := range keys {
@@ -389,20 +450,19 @@ func Verify(answer string, sources []*Source) Verdict {
 
 // Verify checks every number of answer against the sources under p.
 func (p Policy) Verify(answer string, sources []*Source) Verdict {
-	v := Verdict{Grounded: true}
-	scanText(answer, func(s *scanner) {
-		v.Numbers = make([]NumberVerdict, len(s.toks))
-		for k := range s.toks {
-			nv := &v.Numbers[k]
-			t := &s.toks[k]
-			start, end := t.span(s.f)
-			s.fill(&nv.Number, t, answer[start:end], start, end)
-			nv.check(sources)
-			if p.Blocks(nv.State) {
-				v.Grounded = false
-			}
+	s := scanText(answer)
+	v := Verdict{Grounded: true, Numbers: make([]NumberVerdict, len(s.toks))}
+	toks, nvs := s.toks, v.Numbers
+	for k := range nvs {
+		nv, t := &nvs[k], &toks[k]
+		s.fill(&nv.Number, t, answer, 0)
+		if i := cite(sources, nv.Canonical, attrs{t.unit, t.period}); i >= 0 {
+			nv.State, nv.Grounded, nv.Citation = Grounded, true, i // check, inlined
+		} else if nv.checkParts(sources); p.Blocks(nv.State) {
+			v.Grounded = false
 		}
-	})
+	}
+	s.done()
 	return v
 }
 
