@@ -452,18 +452,77 @@ func Verify(answer string, sources []*Source) Verdict {
 func (p Policy) Verify(answer string, sources []*Source) Verdict {
 	s := scanText(answer)
 	v := Verdict{Grounded: true, Numbers: make([]NumberVerdict, len(s.toks))}
-	toks, nvs := s.toks, v.Numbers
-	for k := range nvs {
-		nv, t := &nvs[k], &toks[k]
-		s.fill(&nv.Number, t, answer, 0)
-		if i := cite(sources, nv.Canonical, attrs{t.unit, t.period}); i >= 0 {
-			nv.State, nv.Grounded, nv.Citation = Grounded, true, i // check, inlined
-		} else if nv.checkParts(sources); p.Blocks(nv.State) {
-			v.Grounded = false
+	if fast {
+		v.Grounded = p.verify(s, v.Numbers, answer, sources)
+	} else {
+		for k := range v.Numbers {
+			nv, t := &v.Numbers[k], &s.toks[k]
+			s.fill(&nv.Number, t, answer, 0)
+			if nv.check(sources, attrs{t.unit, t.period}); p.Blocks(nv.State) {
+				v.Grounded = false
+			}
 		}
 	}
 	s.done()
 	return v
+}
+
+// verify is Verify's loop over the numbers of the scan s of answer, nvs,
+// for the fast path: fill, check, cite, keyPrint (for a key of at most 8
+// bytes) and slot written out in one function, which spares four calls a
+// number (a call makes the caller keep its values on the stack). It
+// reports whether no number blocks the answer under p.
+func (p Policy) verify(s *scanner, nvs []NumberVerdict, answer string, sources []*Source) bool {
+	grounded := true
+	toks := s.toks[:len(nvs)]
+	for k := range nvs {
+		nv, t := &nvs[k], &toks[k]
+		key := s.str(t.canon)
+		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = answer[t.start:t.end], key, kinds[t.kind], t.start, t.end
+		if t.unit|t.period != 0 || t.noun.n != 0 {
+			nv.Unit, nv.Period, nv.noun = names[t.unit], names[t.period], s.str(t.noun)
+		}
+		var fp uint64
+		var h uint32
+		if n := len(key); n <= 8 {
+			if n >= 4 {
+				fp = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
+			} else if n > 0 {
+				fp = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
+			}
+			h = uint32((fp ^ uint64(n)) * keyMul >> 32)
+		} else {
+			fp, h = keyPrint(key)
+		}
+		want, w, bit := attrs{t.unit, t.period}, h>>30, uint64(1)<<(h>>24&63)
+		cite := -1
+	sources:
+		for i, s := range sources {
+			if s == nil || s.filter[w]&bit == 0 {
+				continue
+			}
+			mask := uint32(len(s.index) - 1)
+			for j := h & mask; ; j = (j + 1) & mask {
+				sl := &s.index[j]
+				if sl.attrs == nil {
+					break
+				}
+				if sl.fp == fp && len(sl.key) == len(key) && sameTail(sl.key, key) {
+					if want.unit|want.period == 0 || agreeing(sl.attrs, want) {
+						cite = i
+						break sources
+					}
+					break
+				}
+			}
+		}
+		if cite >= 0 {
+			nv.State, nv.Grounded, nv.Citation = Grounded, true, cite
+		} else if nv.checkParts(sources); p.Blocks(nv.State) {
+			grounded = false
+		}
+	}
+	return grounded
 }
 
 // VerifyStrings is Verify with sources given as plain snippet texts.
