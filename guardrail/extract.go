@@ -200,7 +200,7 @@ func (s *scanner) fill(n *Number, t *token, text string, base int) {
 func (s *scanner) fillAll(out []Number, text string) {
 	toks := s.toks[:len(out)]
 	for k := range out {
-		n, t := &out[k], &toks[k]
+		n, t := &out[k], toks[k]
 		printed := text[t.start:t.end]
 		canon := printed
 		if c := t.canon; c.at != int32(t.start) || int(c.n) != len(printed) {
