@@ -12,18 +12,25 @@ import (
 // package documentation and SPEC §3 for what counts as one number.
 func Extract(text string) []Number {
 	s := scanText(text)
-	var out []Number
-	if len(s.toks) > 0 {
-		out = make([]Number, len(s.toks))
-		if fast {
-			s.fillAll(out, text)
-		} else {
-			for k := range out {
-				s.fill(&out[k], &s.toks[k], text, 0)
-			}
+	out := s.numbers(text)
+	s.done()
+	return out
+}
+
+// numbers returns the numbers of the tokens of a scan of text (nil for
+// none).
+func (s *scanner) numbers(text string) []Number {
+	if len(s.toks) == 0 {
+		return nil
+	}
+	out := make([]Number, len(s.toks))
+	if fast {
+		s.fillAll(out, text)
+	} else {
+		for k := range out {
+			s.fill(&out[k], &s.toks[k], text, 0)
 		}
 	}
-	s.done()
 	return out
 }
 

@@ -93,7 +93,6 @@ type Source struct {
 	index   []indexSlot         // by value: open addressing on keyPrint's hash
 	filter  keyFilter           // of the values, to pass over a source quickly
 	counted map[string][]string // noun → values the snippet binds to it
-	lower   string              // the text in lower case, for month names
 }
 
 // NewSource extracts the quantities of a snippet and indexes them by value.
@@ -101,8 +100,9 @@ type Source struct {
 // its year, its year-month and its day-month; a range of years indexes both
 // years.
 func NewSource(text string) *Source {
-	nums := Extract(text)
-	s := &Source{Text: text, Numbers: nums, lower: lowerString(text)}
+	sc := scanText(text)
+	nums := sc.numbers(text)
+	s := &Source{Text: text, Numbers: nums}
 	keys := len(nums)
 	for _, n := range nums {
 		if n.Kind == KindDate || n.Kind == KindRange || n.Kind == KindPercent {
@@ -115,8 +115,8 @@ func NewSource(text string) *Source {
 	}
 	s.index = make([]indexSlot, size)
 	for k := range nums {
-		n := &nums[k]
-		a := attrsOf(n)
+		n, t := &nums[k], &sc.toks[k]
+		a := attrs{t.unit, t.period} // attrsOf(n), from the scan
 		s.add(n.Canonical, a)
 		switch n.Kind {
 		case KindPercent:
@@ -137,16 +137,20 @@ func NewSource(text string) *Source {
 			s.add(from, attrs{})
 			s.add(to, attrs{})
 		}
-		if noun := nounAfter(text, n.End); noun != "" && (plain(n.Kind) || n.Kind == KindWords) {
-			if s.counted == nil {
-				s.counted = map[string][]string{}
+		if plain(n.Kind) || n.Kind == KindWords {
+			if noun := nounAfter(text, n.End); noun != "" {
+				if s.counted == nil {
+					s.counted = map[string][]string{}
+				}
+				s.counted[noun] = append(s.counted[noun], n.Canonical)
 			}
-			s.counted[noun] = append(s.counted[noun], n.Canonical)
 		}
 	}
+	sc.done()
 	return s
 }
 
+// add indexes a with key.
 func (s *Source) add(key string, a attrs) {
 	fp, h := keyPrint(key)
 	sl := s.slot(key, fp, h)
@@ -292,8 +296,9 @@ func parts(n *Number) (keys []string, month string) {
 // mentionsMonth reports whether the snippet names month m ("05") or holds a
 // date in it.
 func (s *Source) mentionsMonth(m string) bool {
+	lower := lowerString(s.Text) // made here: few numbers need it
 	for w, v := range monthWords.words {
-		if v == m && len(w) > 3 && contains(s.lower, w) {
+		if v == m && len(w) > 3 && contains(lower, w) {
 			return true
 		}
 	}
