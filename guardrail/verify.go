@@ -93,6 +93,7 @@ type Source struct {
 	index   []indexSlot         // by value: open addressing on keyPrint's hash
 	filter  keyFilter           // of the values, to pass over a source quickly
 	counted map[string][]string // noun → values the snippet binds to it
+	lower   string              // the text in lower case, for month names
 }
 
 // NewSource extracts the quantities of a snippet and indexes them by value.
@@ -102,7 +103,7 @@ type Source struct {
 func NewSource(text string) *Source {
 	sc := scanText(text)
 	nums := sc.numbers(text)
-	s := &Source{Text: text, Numbers: nums}
+	s := &Source{Text: text, Numbers: nums, lower: lowerString(text)}
 	keys := len(nums)
 	for _, n := range nums {
 		if n.Kind == KindDate || n.Kind == KindRange || n.Kind == KindPercent {
@@ -296,9 +297,8 @@ func parts(n *Number) (keys []string, month string) {
 // mentionsMonth reports whether the snippet names month m ("05") or holds a
 // date in it.
 func (s *Source) mentionsMonth(m string) bool {
-	lower := lowerString(s.Text) // made here: few numbers need it
 	for w, v := range monthWords.words {
-		if v == m && len(w) > 3 && contains(lower, w) {
+		if v == m && len(w) > 3 && contains(s.lower, w) {
 			return true
 		}
 	}
