@@ -195,20 +195,18 @@ type keyFilter [4]uint64
 // after the 8th are the key's (sameTail).
 func keyPrint(key string) (fp uint64, h uint32) {
 	n := len(key)
-	switch {
-	case n >= 8:
-		fp = le64(key)
-	case n >= 4:
-		fp = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
-	case n > 0:
+	if n >= 4 {
+		fp = uint64(le32(key)) | uint64(le32(key[min(n, 8)-4:]))<<32
+	} else if n > 0 {
 		fp = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
 	}
 	x := fp
-	if n > 8 {
+	if n > 8 { // the rest, 8 bytes at a time, the last 8 read last
 		for t := key[8:]; len(t) > 8; t = t[8:] {
-			x = (x ^ le64(t)) * keyMul
+			x = (x ^ uint64(le32(t)) ^ uint64(le32(t[4:]))<<32) * keyMul
 		}
-		x = x*keyMul ^ le64(key[n-8:])
+		t := key[n-8:]
+		x = x*keyMul ^ uint64(le32(t)) ^ uint64(le32(t[4:]))<<32
 	}
 	return fp, uint32((x ^ uint64(n)) * keyMul >> 32)
 }
@@ -226,13 +224,6 @@ func sameTail(a, b string) bool {
 		}
 	}
 	return true
-}
-
-// le64 reads the first 8 bytes of s, little-endian (one load).
-func le64(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // le32 reads the first 4 bytes of s, little-endian (one load).
