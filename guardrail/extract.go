@@ -1,6 +1,7 @@
 package guardrail
 
 import (
+	"math/bits"
 	"strconv"
 	"sync"
 	"unicode"
@@ -28,7 +29,7 @@ func (s *scanner) numbers(text string) []Number {
 		s.fillAll(out, text)
 	} else {
 		for k := range out {
-			s.fill(&out[k], &s.toks[k], text, 0)
+			s.fill(&out[k], &s.toks[k], text)
 		}
 	}
 	return out
@@ -184,13 +185,11 @@ func (s *scanner) spans() {
 }
 
 // fill makes n, a zero Number (every caller's is new), the number of token
-// t of the scan (after spans). text is the original text from byte offset
-// base on, up to the token's end at least (a stream, which holds its text
-// as bytes, passes a copy of the part its new numbers stand in). It sets
-// the unit, period and noun, most often empty, only when one is not: a
-// pointer written while the GC marks costs a write barrier.
-func (s *scanner) fill(n *Number, t *token, text string, base int) {
-	printed := text[t.start-base : t.end-base]
+// t of the scan (after spans) of text. It sets the unit, period and noun,
+// most often empty, only when one is not: a pointer written while the GC
+// marks costs a write barrier.
+func (s *scanner) fill(n *Number, t *token, text string) {
+	printed := text[t.start:t.end]
 	canon := printed // when it is spelled as printed, in place (see intern)
 	if c := t.canon; c.at != int32(t.start) || int(c.n) != len(printed) {
 		canon = s.str(c)
@@ -390,47 +389,138 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 // the rune at i needs a step.
 func (s *scanner) prose(i int) int {
 	t := s.t
-	start := i
-	for i < len(t) {
-		c := t[i]
+	s.reads -= i // what prose reads, counted at the end
+	for {
+		// The eight bytes from i, read at once; past the end of the
+		// text as '0', which stops a word and makes the sign before it
+		// one that may start a number, as the end does (it may be
+		// followed by a digit yet).
+		var x uint64
+		if i+8 <= len(t) { // the eight bytes are in t
+			x = le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
+		} else if i >= len(t) {
+			break
+		} else if len(t) >= 8 {
+			x = tailBytes(t, i)
+		} else {
+			x = shortBytes(t, i)
+		}
+		c := byte(x)
 		cl := latinClass[c] // of ASCII: a byte beyond is none of these
-		if cl&clInert != 0 || cl&clSign != 0 && i+1 < len(t) && t[i+1]-'0' >= 10 {
-			i++ // "+", "-", "." or "," before anything but a digit starts nothing
-			continue
-		}
-		// A word: its first three letters, lower-cased, and its length
-		// (2, 3, 4 for more) make the key of wordStarts.
-		j := i
-		for j < len(t) && latinClass[t[j]]&clASCIILetter != 0 {
-			j++
-		}
-		var key uint32
-		if j < len(t) && t[j] >= 0x80 {
-			j, key = latinWord(t, i)
-		} else if n := j - i; n >= 2 {
-			key = min(uint32(n), 4)<<24 | uint32(latinLowers[t[i]]) | uint32(latinLowers[t[i+1]])<<8
-			if n > 2 {
-				key |= uint32(latinLowers[t[i+2]]) << 16
+		if cl&clASCIILetter == 0 {
+			if cl&clInert != 0 || cl&clSign != 0 && byte(x>>8)-'0' >= 10 {
+				i++ // "+", "-", "." or "," before anything but a digit starts nothing
+				continue
+			}
+			if c < 0x80 {
+				break // a digit, '$', or a sign before a digit
 			}
 		}
-		if key == 0 || j == len(t) || latinClass[t[j]]&clWordEnd == 0 {
-			break
+		// A word (of ASCII letters, or starting with a byte beyond ASCII
+		// that latinWord reads): its first three letters, lower-cased,
+		// and its length (1, 2, 3, 4 for more) make the key of
+		// wordStarts. It ends at j, at c of class cl.
+		k := asciiLetters(x) // 8 × the letters, up to seven
+		j := i + k>>3
+		key := (uint32(x) | 0xFF202020) & startMasks[k>>3]
+		c = byte(x >> k)
+		cl = latinClass[c]
+		if key == 0 || cl&clWordEnd == 0 {
+			// Not a word of one to seven ASCII letters and its end: a
+			// longer word, one with letters beyond ASCII, one that
+			// reaches the end of the text (which may go on), or none.
+			for j < len(t) && latinClass[t[j]]&clASCIILetter != 0 {
+				j++
+			}
+			if j < len(t) && t[j] >= 0x80 {
+				j, key = latinWord(t, i, j)
+			}
+			if key == 0 {
+				// No letter at i, but a byte beyond ASCII: a rune
+				// that step reads alone, finding nothing, is read so
+				// here too ("’", "“", "…", "•").
+				if size := inertRune(t[i:]); size > 0 {
+					i += size
+					continue
+				}
+				break
+			}
+			if j == len(t) {
+				break
+			}
+			if cl = latinClass[t[j]]; cl&clWordEnd == 0 && (t[j] < 0x80 || !endsWord(t[j:])) {
+				break
+			}
 		}
 		if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
 			break
 		}
-		i = j
+		if i = j; cl&clInert != 0 {
+			i++ // read now rather than at the top of the loop
+		}
 	}
-	s.reads += i - start
+	s.reads += i
 	return i
 }
 
-// latinWord reads the word of ASCII and Latin-1 letters at byte i of t
-// and returns its end and its key in wordStarts (0 when it is shorter than
-// two letters).
-func latinWord(t string, i int) (j int, key uint32) {
-	n := uint32(0)
-	for j = i; j < len(t); n++ {
+// le64 returns the eight bytes at b as a number, the first in the lowest
+// byte whatever the machine (read in one load where it is little-endian).
+func le64(b *[8]byte) uint64 {
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// tailBytes returns the bytes of t from i, fewer than eight, as prose reads
+// eight at once, with '0' in place of those past its end: the last eight
+// bytes of t (which holds eight or more), shifted.
+func tailBytes(t string, i int) uint64 {
+	past := uint(i+8-len(t)) * 8 & 63 // bits, 8 to 56
+	return le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), len(t)-8)))>>past |
+		0x3030303030303030<<((64-past)&63)
+}
+
+// shortBytes is tailBytes for a text of fewer than eight bytes.
+func shortBytes(t string, i int) uint64 {
+	x := uint64(0x3030303030303030) // '0' in every byte
+	for k := range len(t) - i {
+		x = x&^(0xFF<<(8*k)) | uint64(t[i+k])<<(8*k)
+	}
+	return x
+}
+
+// asciiLetters returns 8 × how many of the first seven bytes of x (in the
+// order they stand in the text, the first in the lowest byte) are ASCII
+// letters before the first that is not. It tests them all at once: with
+// 0x20 set (the lower case of an ASCII letter) and 'a' taken away, a byte
+// that is a letter reads 0–25, one that is not 26 or more or, below 'a',
+// wraps to 0x80 or more; adding 0x80-26 sets the high bit of the former
+// and keeps it clear for a letter. What the taking away borrows from the
+// next byte, or the adding carries into it, comes from a byte that is no
+// letter: the bytes after it may read wrong, but the count stops before
+// them. The eighth byte is taken for no letter, which makes the count at
+// most seven and spares the case of none.
+func asciiLetters(x uint64) int {
+	z := (x | 0x20*ones) - 'a'*ones
+	other := ((z + (0x80-26)*ones) | z) & (0x80 * ones)
+	return bits.TrailingZeros64(other|1<<63) &^ 7
+}
+
+// startMasks turns the first four bytes of a word of n ASCII letters, at
+// most seven, with 0x20 set in the first three and 0xFF in the fourth,
+// into its key in wordStarts: its first three letters lower-cased and n
+// (counting four for more), or 0 when there is none.
+var startMasks = [8]uint32{0, 1<<24 | 0xFF, 2<<24 | 0xFFFF, 3<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF,
+	4<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF}
+
+// latinWord reads on the word of ASCII and Latin-1 letters at byte i of t,
+// whose bytes up to j are ASCII letters, and returns its end and its key in
+// wordStarts (0 when it has no letter).
+func latinWord(t string, i, j int) (end int, key uint32) {
+	for k := i; k < j && k < i+3; k++ {
+		key |= uint32(latinLowers[t[k]]) << (8 * (k - i))
+	}
+	n := uint32(j - i)
+	for ; j < len(t); n++ {
 		c := t[j]
 		if c < 0x80 {
 			if latinClass[c]&clLetter == 0 {
@@ -452,10 +542,46 @@ func latinWord(t string, i int) (j int, key uint32) {
 			key |= uint32(latinLowers[c]) << (8 * (n & 3))
 		}
 	}
-	if n < 2 {
+	if n == 0 {
 		return j, 0
 	}
 	return j, min(n, 4)<<24 | key
+}
+
+// inertRune returns the size of the rune beyond ASCII that t starts with
+// when step reads it alone and finds nothing there (any but a letter, '€'
+// and '£'), else 0.
+func inertRune(t string) int {
+	if generalPunctuation(t) {
+		return 3
+	}
+	r, size := utf8.DecodeRuneInString(t)
+	if r == '€' || r == '£' || r < 0x100 && latinClass[r]&clLetter != 0 || r >= 0x100 && isWideLetter(r) {
+		return 0
+	}
+	return size
+}
+
+// endsWord reports whether the rune beyond ASCII that t starts with ends a
+// word for the word step as a space does: it is neither a letter nor a
+// mark (see alnumRun; no mark lies below U+0300).
+func endsWord(t string) bool {
+	if generalPunctuation(t) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(t)
+	if r < 0x100 {
+		return latinClass[r]&clLetter == 0
+	}
+	return !isWideAlnum(r)
+}
+
+// generalPunctuation reports whether t starts with a rune of the General
+// Punctuation block, U+2000–U+206F (spaces, dashes, quotes, "…", "•"):
+// the runes beyond Latin-1 most common in prose, none of them a letter or
+// a mark (TestGeneralPunctuation), told by their bytes.
+func generalPunctuation(t string) bool {
+	return len(t) >= 3 && t[0] == 0xE2 && (t[1] == 0x80 || t[1] == 0x81 && t[2] < 0xB0) && t[2]&0xC0 == 0x80
 }
 
 // step reads what starts at i with a rune that is not a digit (scan reads
@@ -1174,12 +1300,22 @@ func (s *scanner) leadingFraction(i int) (token, int, bool) {
 // number can spell its canonical form in the text ("99.9%" as printed
 // costs nothing); after a space or as a word it is kept without a look.
 func (s *scanner) percent(t *token, end int) {
-	s.buf = append(append(s.buf[:0], s.str(t.canon)...), '%')
-	at := t.start
-	if end != t.end+1 {
-		at = len(s.t) // past the text, which spells nothing there
+	if r := t.canon; fast && end == t.end+1 && r.at >= 0 && r.n > 0 {
+		// The canonical form stands in the text: most often with the
+		// sign right after it, which makes the percent's.
+		if src := s.f.src; int(r.at+r.n) < len(src) && src[r.at+r.n] == '%' {
+			t.canon.n++
+			t.end, t.kind = end, kPercent
+			return
+		}
 	}
-	t.canon, t.end, t.kind = s.intern(s.buf, at), end, kPercent
+	s.buf = append(append(s.buf[:0], s.str(t.canon)...), '%')
+	if end == t.end+1 {
+		t.canon = s.intern(s.buf, t.start)
+	} else {
+		t.canon = s.keep(s.buf) // the text spells no percent so
+	}
+	t.end, t.kind = end, kPercent
 }
 
 var percentWords = newWordSet(map[string]string{"percent": "", "procent": "", "per cent": ""})

@@ -18,9 +18,9 @@ import (
 // in the original shifted by the bytes those runes gained or lost before
 // it. Offsets are 32-bit, so a text may be up to 2 GiB long.
 type folded struct {
-	src   string      // the original text, when it is a string (for Extract)
+	src   string      // the original text (so far, in a stream)
 	b     []byte      // the folded text, when it is not src
-	own   bool        // b holds the folded text (always in a stream)
+	own   bool        // b holds the folded text (always in a stream on the general path)
 	moved []movedRune // in order of at
 	last  int         // where place last stopped in moved
 	// The bytes lo < i < hi, between two moved runes, each stand at
@@ -116,30 +116,76 @@ func (f *folded) inPlace() int {
 // start returns the byte offset in the original of folded byte i.
 func (f *folded) start(i int) int { s, _ := f.place(i); return s }
 
-// appendBytes folds the complete runes of p (whose first byte is at offset
-// base of the original text) and returns how many bytes it consumed. When
-// atEOF is false a trailing incomplete UTF-8 sequence is left unconsumed, so
-// that a rune split across two stream deltas is read the same as whole.
-func (f *folded) appendBytes(p []byte, base int, atEOF bool) int {
-	f.own = true
-	i := 0
-	for i < len(p) {
-		if p[i] < 0x80 {
-			j := i + 1
-			for j < len(p) && p[j] < 0x80 {
-				j++
+// appendBytes folds the complete runes of raw from byte from on (those
+// before were folded by the calls before) and returns where it stopped:
+// at the end of raw or, when atEOF is false, before a trailing incomplete
+// UTF-8 sequence, so that a rune split across two stream deltas is read
+// the same as whole. raw is the whole text so far, and its bytes never
+// change once appended (a stream guard's raw is only appended to).
+//
+// f.src is raw up to where it stopped, made in place (unsafe.String, sound
+// since those bytes never change), so that the stream guard's numbers and
+// released text are strings of it without a copy. On the fast path, as
+// long as no rune has folded to another, it is the folded text too, as in
+// fold: then the bytes are not copied again.
+func (f *folded) appendBytes(raw []byte, from int, atEOF bool) int {
+	i := from
+	if fast && !f.own {
+		for i < len(raw) {
+			// ASCII, most of a text: eight bytes at a time, and the
+			// fewer left at the end at once as well (the last eight,
+			// without those before i), then byte by byte.
+			n := len(raw)
+			for ; i+8 <= n; i += 8 {
+				if le64((*[8]byte)(raw[i:i+8]))&(0x80*ones) != 0 {
+					break
+				}
 			}
-			f.b = append(f.b, p[i:j]...)
-			i = j
-			continue
+			if i+8 > n && n >= 8 && le64((*[8]byte)(raw[n-8:]))>>(8*(i+8-n))&(0x80*ones) == 0 {
+				i = n
+			}
+			for i < n && raw[i] < 0x80 {
+				i++
+			}
+			if i == n {
+				break
+			}
+			if c := raw[i]; c-0xC3 <= 0xD8-0xC3 && i+1 < n && raw[i+1]&0xC0 == 0x80 {
+				i += 2 // U+00C0–U+063F (å, ä, ö, é, …) folds to itself
+				continue
+			}
+			if !atEOF && !utf8.FullRune(raw[i:]) {
+				break
+			}
+			r, size := utf8.DecodeRune(raw[i:])
+			if fr, keep := foldRune(r); !keep || fr != r {
+				f.b, f.own = append(f.b[:0], raw[:i]...), true // from i on, the folded text differs
+				break
+			}
+			i += size
 		}
-		if !atEOF && !utf8.FullRune(p[i:]) {
-			break
-		}
-		r, size := utf8.DecodeRune(p[i:])
-		f.add(r, base+i, p[i:i+size])
-		i += size
 	}
+	if !fast || f.own {
+		f.own = true
+		for i < len(raw) {
+			if raw[i] < 0x80 {
+				j := i + 1
+				for j < len(raw) && raw[j] < 0x80 {
+					j++
+				}
+				f.b = append(f.b, raw[i:j]...)
+				i = j
+				continue
+			}
+			if !atEOF && !utf8.FullRune(raw[i:]) {
+				break
+			}
+			r, size := utf8.DecodeRune(raw[i:])
+			f.add(r, i, raw[i:i+size])
+			i += size
+		}
+	}
+	f.src = unsafe.String(unsafe.SliceData(raw), i)
 	return i
 }
 
@@ -178,23 +224,27 @@ func (f *folded) fold(s string) {
 	b, moved := f.b[:0], f.moved[:0]
 	*f = folded{src: s, b: b, moved: moved}
 	i := 0
-	for i < len(s) {
-		// ASCII eight bytes at a time, then byte by byte.
-		for ; i+8 <= len(s); i += 8 {
-			if *(*uint64)(unsafe.Pointer(unsafe.StringData(s[i:])))&0x8080808080808080 != 0 {
+	if fast {
+		i = firstFolded(s)
+	} else {
+		for i < len(s) {
+			// ASCII eight bytes at a time, then byte by byte.
+			for ; i+8 <= len(s); i += 8 {
+				if *(*uint64)(unsafe.Pointer(unsafe.StringData(s[i:])))&0x8080808080808080 != 0 {
+					break
+				}
+			}
+			for ; i < len(s) && s[i] < 0x80; i++ {
+			}
+			if i == len(s) {
+				return
+			}
+			c, size := utf8.DecodeRuneInString(s[i:])
+			if fc, keep := foldRune(c); !keep || fc != c {
 				break
 			}
+			i += size
 		}
-		for ; i < len(s) && s[i] < 0x80; i++ {
-		}
-		if i == len(s) {
-			return
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if fc, keep := foldRune(c); !keep || fc != c {
-			break
-		}
-		i += size
 	}
 	if i >= len(s) {
 		return
@@ -217,6 +267,67 @@ func (f *folded) fold(s string) {
 		f.add(c, i, unsafe.Slice(unsafe.StringData(s[i:]), size))
 		i += size
 	}
+}
+
+// firstFolded returns the offset of the first rune of s that folds to
+// another or is dropped, or len(s) when none does: where the general loop in
+// fold stops, found 32 bytes at a time (then eight) where none of them may
+// start such a rune (see keepsAll), else rune by rune. The tests of eight
+// bytes at once test each byte on its own, whatever their order.
+func firstFolded(s string) int {
+	p := unsafe.Pointer(unsafe.StringData(s))
+	i := 0
+	for i < len(s) {
+		end := len(s)
+		if i+32 <= len(s) {
+			a, b := *(*uint64)(unsafe.Add(p, i)), *(*uint64)(unsafe.Add(p, i+8))
+			c, d := *(*uint64)(unsafe.Add(p, i+16)), *(*uint64)(unsafe.Add(p, i+24))
+			if (a|b|c|d)&(0x80*ones) == 0 || keepsAll(a) && keepsAll(b) && keepsAll(c) && keepsAll(d) {
+				i += 32
+				continue
+			}
+			end = i + 32
+		} else if i+8 <= len(s) {
+			if keepsAll(*(*uint64)(unsafe.Add(p, i))) {
+				i += 8
+				continue
+			}
+			end = i + 8
+		}
+		for i < end {
+			if s[i] < 0x80 {
+				i++
+				continue
+			}
+			c, size := utf8.DecodeRuneInString(s[i:])
+			if fc, keep := foldRune(c); !keep || fc != c {
+				return i
+			}
+			i += size
+		}
+	}
+	return len(s)
+}
+
+// ones has the lowest bit of each of eight bytes set: c*ones is c in each.
+const ones = 0x0101010101010101
+
+// keepsAll reports whether none of the eight bytes of x may start a rune
+// that folds to another or is dropped: each is ASCII, or continues a rune
+// (0x80–0xBF), or starts one of U+00C0–U+063F (0xC3–0xD8), which all fold
+// to themselves. A byte that continues a rune only reads, where a rune
+// cannot start, as U+FFFD, which folds to itself too; so neither whether
+// the rune of such a byte started before x nor whether one starting in x
+// ends after it matters. The bytes from 0xC0 are told apart by their low
+// seven bits, which adding a constant below 0x80 compares to it in the
+// high bit without a carry into the next byte.
+func keepsAll(x uint64) bool {
+	if x&(0x80*ones) == 0 {
+		return true // all ASCII, the most common case, told first
+	}
+	y := x & (0x7F * ones)
+	safeLead := (y + (0x80-0x43)*ones) ^ (y + (0x80-0x59)*ones) // 0x43 <= y < 0x59
+	return x&(y+0x40*ones)&^safeLead&(0x80*ones) == 0
 }
 
 // foldRune maps a rune to what the scanner reads: every decimal digit of any
@@ -259,6 +370,9 @@ func foldRune(r rune) (rune, bool) {
 		return '0' + (r - 0x2080), true
 	case r >= 0xFF01 && r <= 0xFF5E: // full-width ASCII
 		return r - 0xFEE0, true
+	}
+	if fast && r >= 0x2000 && r <= 0x206F {
+		return r, true // the rest of General Punctuation: no digit (TestGeneralPunctuation)
 	}
 	if d, ok := digitValue(r); ok {
 		return '0' + d, true

@@ -17,13 +17,33 @@ import (
 // it may still become "399 €" or "399 kr per year".
 
 // wordSet is a set of lower-case words with a value each, kept as a byte
-// trie so that a word can be read rune by rune and given up on as soon as
-// no word of the set can match, without hashing what was read.
+// trie so that a word can be read byte by byte and given up on as soon as
+// no word of the set can match, without hashing what was read. The trie is
+// built as nodes with their edges, then laid out flat for reading, with a
+// look-up per byte.
 type wordSet struct {
 	words map[string]string // word → normalised value
 	nodes []trieNode        // nodes[0] is the root
-	first [256]int32        // the node after each first byte (a letter in either case); 0: none
+	// sym holds the symbol of each byte of the words, 1 up (0: a byte in
+	// none); an upper-case ASCII letter has the symbol of its lower case,
+	// so that a read folds ASCII case for nothing.
+	sym [256]uint8
+	// rows holds a row of width entries for each node, the root's first:
+	// entry sym[b] of a row is the row (its offset in rows) of the node
+	// after byte b, 0 for none (no byte leads to the root, nor does
+	// symbol 0), and the last entry is the node: its index in nodes and
+	// what read needs to know of it (nodeWhole; nodeAlnum and nodeMid
+	// where read takes its fast path).
+	rows  []uint16
+	width int
 }
+
+const (
+	nodeWhole = 1 << (15 - iota) // a word of the set ends here
+	nodeAlnum                    // the words through here end (so far) in a letter or digit
+	nodeMid                      // the node stands within the bytes of a rune
+	nodeIndex = nodeMid - 1      // the bits of the index in nodes
+)
 
 type trieNode struct {
 	next  []trieEdge
@@ -37,108 +57,174 @@ type trieEdge struct {
 	to int32
 }
 
+// newWordSet makes the set of the words of m, which are lower case: every
+// rune of them is its own lower case (toLower), which read relies on.
 func newWordSet(m map[string]string) *wordSet {
-	ws := &wordSet{words: m, nodes: []trieNode{{}}}
+	ws := &wordSet{words: m, nodes: []trieNode{{}}, width: 1}
 	for w, v := range m {
 		n := 0
 		for i := 0; i < len(w); i++ {
 			n = ws.add(n, w[i])
 		}
-		ws.nodes[n].value, ws.nodes[n].code, ws.nodes[n].whole = v, nameCode(v), true
+		unit := v[indexByte(v, ' ')+1:] // the last field: the value, or the unit of a scale
+		ws.nodes[n].value, ws.nodes[n].code, ws.nodes[n].whole = v, nameCode(unit), true
+	}
+	// Lay the trie out flat (add gave the bytes their symbols).
+	for c := byte('A'); c <= 'Z'; c++ {
+		ws.sym[c] = ws.sym[c+'a'-'A']
+	}
+	ws.width++ // the node's entry
+	ws.rows = make([]uint16, len(ws.nodes)*ws.width)
+	if len(ws.rows) > 1<<16 || len(ws.nodes) > nodeIndex {
+		panic("guardrail: a word set too large for its rows")
+	}
+	for n, node := range ws.nodes {
+		for _, e := range node.next {
+			ws.rows[n*ws.width+int(ws.sym[e.b])] = uint16(int(e.to) * ws.width)
+		}
+		ws.rows[(n+1)*ws.width-1] = uint16(n)
+		if node.whole {
+			ws.rows[(n+1)*ws.width-1] |= nodeWhole
+		}
+	}
+	if fast {
+		// What the words through a node end in so far (every node
+		// ends the same start of words).
+		for w := range m {
+			r := 0
+			for i := 0; i < len(w); i++ {
+				r = ws.step(r, w[i])
+				if !utf8.ValidString(w[:i+1]) { // (the words are valid UTF-8)
+					ws.rows[r+ws.width-1] |= nodeMid
+				} else if isAlnum(lastRune(w[:i+1])) {
+					ws.rows[r+ws.width-1] |= nodeAlnum
+				}
+			}
+		}
 	}
 	return ws
 }
 
-// add returns the node after byte b from node n, made when missing.
+// add returns the node after byte b from node n, made when missing, and
+// gives b a symbol when it has none.
 func (ws *wordSet) add(n int, b byte) int {
-	if m := ws.child(n, b); m >= 0 {
-		return m
+	for _, e := range ws.nodes[n].next {
+		if e.b == b {
+			return int(e.to)
+		}
+	}
+	if ws.sym[b] == 0 {
+		ws.sym[b] = uint8(ws.width)
+		ws.width++
 	}
 	ws.nodes = append(ws.nodes, trieNode{})
 	to := len(ws.nodes) - 1
 	ws.nodes[n].next = append(ws.nodes[n].next, trieEdge{b, int32(to)})
-	if n == 0 {
-		ws.first[b] = int32(to)
-		if 'a' <= b && b <= 'z' {
-			ws.first[b-'a'+'A'] = int32(to) // for read's first look
-		}
-	}
 	return to
 }
 
-// child returns the node after byte b from node n, or -1.
-func (ws *wordSet) child(n int, b byte) int {
-	if n == 0 {
-		if m := ws.first[b]; m != 0 {
-			return int(m)
-		}
-		return -1
-	}
-	next := ws.nodes[n].next
-	for k := range next {
-		if next[k].b == b {
-			return int(next[k].to)
-		}
-	}
-	return -1
+// step returns the row of the node after byte b (in either case, when an
+// ASCII letter) from the node of row r, or 0.
+func (ws *wordSet) step(r int, b byte) int {
+	return int(ws.rows[r+int(ws.sym[b])])
 }
 
-// has reports whether w is a word of the set.
+// has reports whether w is a word of the set (an ASCII letter of w in
+// either case).
 func (ws *wordSet) has(w []byte) bool {
-	n := 0
+	r := 0
 	for _, b := range w {
-		if n = ws.child(n, b); n < 0 {
+		if r = ws.step(r, b); r == 0 {
 			return false
 		}
 	}
-	return ws.nodes[n].whole
+	return ws.rows[r+ws.width-1]&nodeWhole != 0
 }
 
 // starts reports whether a word of the set may begin with rune c: false
 // only for an ASCII rune that begins none.
 func (ws *wordSet) starts(c rune) bool {
-	return uint32(c) >= 0x80 || ws.first[c] != 0
+	return uint32(c) >= 0x80 || ws.rows[ws.sym[c]] != 0
 }
 
 // read reports which word of the set stands at i as a whole word (not
 // followed by a letter or digit when it ends in one), the node where it ends
-// (with its value) and where it ends. It reads only while the runes read can
-// still be (a prefix of) a word of the set, so it looks at most one rune
-// further than it must.
+// (with its value) and where it ends. It reads only while the runes read,
+// lower-cased, can still be (a prefix of) a word of the set, so it looks at
+// most one rune further than it must.
 func (s *scanner) read(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
-	if !ws.starts(s.ascii(i)) {
-		return nil, 0, false // most reads: no word of the set starts so
+	t, rows := s.t, ws.rows
+	if fast {
+		// The bytes of the text as they stand, without the checks of
+		// at: an ASCII letter in either case (see sym), and a rune
+		// beyond ASCII that leads on through all its bytes is a rune of
+		// the words, its own lower case. Only where the text holds a
+		// rune beyond ASCII that may be read otherwise (as a rune of the
+		// words only once lower-cased) is it read again rune by rune,
+		// as below.
+		sym, e, r := &ws.sym, i, 0
+		for uint(e) < uint(len(t)) {
+			m := int(rows[r+int(sym[t[e]])])
+			if m == 0 {
+				break
+			}
+			r, e = m, e+1
+		}
+		// The walk is decided where it stopped at the end of a rune,
+		// before ASCII or the end,
+		node, c := rows[r+ws.width-1], byte(0) // c: the byte after (0: none)
+		if uint(e) < uint(len(t)) {
+			c = t[e]
+		}
+		if node&nodeMid == 0 && c < 0x80 {
+			s.reads += e - i + 1 // and the rune after, as at
+			if e >= len(t) && !s.final {
+				s.pastEnd = true // as at notes: the word may go on
+			}
+			// A word that ends in a letter or digit must not run on
+			// into one (the root is not whole: no word is empty).
+			if node&nodeWhole == 0 || node&nodeAlnum != 0 && asciiClass[c]&classAlnum != 0 {
+				return nil, 0, false
+			}
+			return &ws.nodes[node&nodeIndex], e, true
+		}
+		// or before a rune of Latin-1 (0xC2 or 0xC3 and a byte 0x80–0xBF),
+		// which did not lead on from its first byte: nor would it
+		// lower-cased, which keeps that byte (À–Þ lower to à–þ). No rune
+		// of Latin-1 is a mark, so it is a letter or digit when a letter.
+		if node&nodeMid == 0 && c&^1 == 0xC2 && e+1 < len(t) && t[e+1]&0xC0 == 0x80 {
+			s.reads += e - i + 1
+			l := (c&1)<<6 | t[e+1]&0x3F | 0x80 // the rune, below 0x100
+			if node&nodeWhole == 0 || node&nodeAlnum != 0 && latinClass[l]&clLetter != 0 {
+				return nil, 0, false
+			}
+			return &ws.nodes[node&nodeIndex], e, true
+		}
 	}
-	t, e, n := s.t, i, 0
-walk: // the runes of the text, without the checks of at
+	// Rune by rune, each lower-cased.
+	e, r := i, 0
+walk:
 	for e < len(t) {
-		for ; e < len(t) && t[e] < 0x80; e++ { // no call here: all in registers
-			m := ws.child(n, lowerASCII(t[e]))
-			if m < 0 {
-				break walk
-			}
-			n = m
+		c, size := rune(t[e]), 1
+		if c >= 0x80 {
+			c, size = utf8.DecodeRuneInString(t[e:])
 		}
-		if e == len(t) {
-			break
-		}
-		c, size := utf8.DecodeRuneInString(t[e:])
 		var buf [utf8.UTFMax]byte
-		m := n
+		m := r
 		for _, b := range buf[:utf8.EncodeRune(buf[:], toLower(c))] {
-			if m = ws.child(m, b); m < 0 {
+			if m = ws.step(m, b); m == 0 {
 				break walk
 			}
 		}
-		n = m
-		e += size
+		r, e = m, e+size
 	}
 	s.reads += e - i
 	after := s.at(e) // the rune that ended the walk, or eof past the end
-	if e == i || !ws.nodes[n].whole || isAlnum(after) && isAlnum(lastRune(t[:e])) {
+	node := rows[r+ws.width-1]
+	if node&nodeWhole == 0 || isAlnum(after) && isAlnum(lastRune(t[:e])) {
 		return nil, 0, false
 	}
-	return &ws.nodes[n], e, true
+	return &ws.nodes[node&nodeIndex], e, true
 }
 
 // Units and currencies, normalised to one name per quantity: kr = SEK =
@@ -198,13 +284,9 @@ var periodSpaced = newWordSet(table(`
 	day = daily
 	= per a an each every i om pro`))
 
-// Scale words after a number: "1.5 million", "2 mkr" (also a currency).
-type scaleWord struct {
-	exp  int
-	unit uint8 // names[unit]
-}
-
-// scaleSpec gives the scale words: "exponent" or "exponent unit" = words.
+// Scale words after a number: "1.5 million", "2 mkr" (also a currency),
+// valued by their exponent, or their exponent and unit (the code of a word
+// set's value is that of its last field).
 const scaleSpec = `
 	3 = thousand tusen
 	6 = million mn mln miljon miljoner
@@ -214,29 +296,13 @@ const scaleSpec = `
 	6 SEK = mkr msek
 	9 SEK = mdkr`
 
-var scaleTable = func() map[string]scaleWord {
-	m := map[string]scaleWord{}
-	for word, v := range table(scaleSpec) {
-		exp, unit, _ := cut(v, ' ')
-		m[word] = scaleWord{exp: digitsValue(exp), unit: nameCode(unit)}
-	}
-	return m
-}()
-
-var scaleWords = func() *wordSet {
-	m := map[string]string{}
-	for w := range scaleTable {
-		m[w] = w
-	}
-	return newWordSet(m)
-}()
+var scaleWords = newWordSet(table(scaleSpec))
 
 // Short scales written right after the digits: "$8.2m", "50k", "3bn".
 var gluedScales = newWordSet(table(`
-	thousand = k
-	million = m
-	bn = bn
-	mn = mn`))
+	3 = k
+	6 = m mn
+	9 = bn`))
 
 // Month names, English and Swedish, with their number.
 var monthWords = newWordSet(table(`
@@ -308,31 +374,60 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			s.percent(t, e)
 		}
 	}
-	if t.kind == kPercent {
-		s.period(t)
-		return
-	}
-	t.unit = prefixUnit
-	// A scale glued to the digits ("50k", "$8.2m"; a bare "5m" is metres),
-	// or after a space ("1.5 million").
-	var w *trieNode
-	e, ok := 0, false
-	if gluedScales.starts(c) {
-		w, e, ok = s.read(gluedScales, k)
-		ok = ok && (w.value != "million" || prefixUnit != 0)
-	}
-	if !ok && t.kind != kWords {
-		if c == ' ' && scaleWords.starts(d) {
-			w, e, ok = s.read(scaleWords, k+1)
-		} else if isLetter(c) && scaleWords.starts(c) {
-			w, e, ok = s.read(scaleWords, k)
+	if t.kind != kPercent {
+		t.unit = prefixUnit
+		// A scale glued to the digits ("50k", "$8.2m"; a bare "5m" is
+		// metres), or after a space ("1.5 million").
+		var w *trieNode
+		e, ok := 0, false
+		if gluedScales.starts(c) {
+			w, e, ok = s.read(gluedScales, k)
+			m := e == k+1 && s.t[k]|0x20 == 'm' // the one-letter word "m"
+			ok = ok && (!m || prefixUnit != 0)
+		}
+		if !ok && t.kind != kWords {
+			if c == ' ' && scaleWords.starts(d) {
+				w, e, ok = s.read(scaleWords, k+1)
+			} else if isLetter(c) && scaleWords.starts(c) {
+				w, e, ok = s.read(scaleWords, k)
+			}
+		}
+		if ok {
+			s.scale(t, w, e)
+		}
+		// A unit or currency right after the number, or after one space
+		// ("399 kr", "5TB", "399:-", "12 €"), unless one written before
+		// is not a currency.
+		if k, j := t.end, t.end; t.unit <= gbp {
+			if s.ascii(k) == ' ' {
+				j++
+			}
+			w, e, ok := s.read(unitWords, j)
+			// "$5 million dollars" keeps $; "$5 kr" is not read.
+			if ok && (t.unit == 0 || w.code == t.unit) {
+				t.unit, t.end = w.code, e
+			}
 		}
 	}
-	if ok {
-		s.scale(t, scaleTable[w.value], e)
+	// What the quantity is per: "/month", "/mån", " per year", " a month",
+	// " i månaden", " monthly".
+	switch k = t.end; s.ascii(k) {
+	case '/':
+		if w, e, ok := s.read(periodWords, k+1); ok {
+			t.period, t.end = w.code, e
+		}
+	case ' ':
+		if fast && !periodSpaced.starts(s.ascii(k+1)) {
+			return // most words after a number
+		}
+		w, e, ok := s.read(periodSpaced, k+1)
+		if ok && w.code == 0 && s.ascii(e) == ' ' { // a join: the period follows
+			w, e, ok = s.read(periodWords, e+1)
+		}
+		if ok && w.code != 0 {
+			t.period, t.end = w.code, e
+		}
 	}
-	s.unitAfter(t)
-	s.period(t)
 }
 
 // followsNumber and followsSpace mark the ASCII runes (of either case)
@@ -342,7 +437,7 @@ var followsNumber, followsSpace = func() (direct, spaced [0x80]bool) {
 	mark := func(t *[0x80]bool, sets ...*wordSet) {
 		for _, ws := range sets {
 			for b := range t {
-				t[b] = t[b] || ws.first[b] != 0
+				t[b] = t[b] || ws.starts(rune(b))
 			}
 		}
 	}
@@ -353,55 +448,14 @@ var followsNumber, followsSpace = func() (direct, spaced [0x80]bool) {
 	return direct, spaced
 }()
 
-// scale multiplies the number by a power of ten and ends it at end.
-func (s *scanner) scale(t *token, w scaleWord, end int) {
-	t.canon = s.keep([]byte(shift(s.str(t.canon), w.exp)))
-	if w.unit != 0 && t.unit == 0 {
-		t.unit = w.unit
+// scale multiplies the number by the power of ten of scale word w (and
+// gives it w's unit when it has none) and ends it at end.
+func (s *scanner) scale(t *token, w *trieNode, end int) {
+	t.canon = s.keep([]byte(shift(s.str(t.canon), digitsValue(w.value))))
+	if w.code != 0 && t.unit == 0 {
+		t.unit = w.code
 	}
 	t.end = end
-}
-
-// unitAfter reads a unit or currency right after the number, or after one
-// space ("399 kr", "5TB", "399:-", "12 €").
-func (s *scanner) unitAfter(t *token) {
-	if t.unit > gbp { // neither none nor a currency written before
-		return
-	}
-	k := t.end
-	j := k
-	if s.ascii(k) == ' ' {
-		j++
-	}
-	w, e, ok := s.read(unitWords, j)
-	if !ok {
-		return
-	}
-	if t.unit != 0 && w.code != t.unit {
-		return // "$5 million dollars" keeps $; "$5 kr" is not read
-	}
-	t.unit = w.code
-	t.end = e
-}
-
-// period reads what a quantity is per: "/month", "/mån", " per year",
-// " a month", " i månaden", " monthly".
-func (s *scanner) period(t *token) {
-	k := t.end
-	switch s.ascii(k) {
-	case '/':
-		if w, e, ok := s.read(periodWords, k+1); ok {
-			t.period, t.end = w.code, e
-		}
-	case ' ':
-		w, e, ok := s.read(periodSpaced, k+1)
-		if ok && w.code == 0 && s.ascii(e) == ' ' { // a join: the period follows
-			w, e, ok = s.read(periodWords, e+1)
-		}
-		if ok && w.code != 0 {
-			t.period, t.end = w.code, e
-		}
-	}
 }
 
 // shift multiplies a canonical decimal by 10^exp, exactly.
@@ -442,6 +496,17 @@ func shift(canon string, exp int) string {
 // ordinalSuffix reads "st", "nd", "rd", "th" or Swedish ":a", ":e" right
 // after the digits of an ordinal ("3rd", "21st", "3:e").
 func (s *scanner) ordinalSuffix(k int) (int, bool) {
+	if fast {
+		// Most numbers: two ASCII bytes that begin no suffix (read
+		// would stop at one of them, within the text).
+		t := s.t
+		if uint(k) < uint(len(t)) && uint(k+1) < uint(len(t)) && t[k]|t[k+1] < 0x80 {
+			if r := ordinalSuffixes.step(0, t[k]); r == 0 || ordinalSuffixes.step(r, t[k+1]) == 0 {
+				s.reads += 2
+				return 0, false
+			}
+		}
+	}
 	_, e, ok := s.read(ordinalSuffixes, k)
 	return e, ok
 }

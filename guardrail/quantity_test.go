@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // quantityCase is one line of testdata/quantities.jsonl: snippets, an
@@ -151,4 +154,85 @@ func TestNames(t *testing.T) {
 			has(unit, w)
 		}
 	}
+}
+
+// wordSets are the word sets the scanner reads, by name.
+var wordSets = map[string]*wordSet{
+	"unitWords": unitWords, "periodWords": periodWords, "periodSpaced": periodSpaced,
+	"scaleWords": scaleWords, "gluedScales": gluedScales, "monthWords": monthWords,
+	"ordinalWords": ordinalWords, "quarterWords": quarterWords, "ordinalSuffixes": ordinalSuffixes,
+	"currencyCodes": currencyCodes, "percentWords": percentWords, "pointWords": pointWords,
+	"ofWord": ofWord, "numberWords": numberWords,
+}
+
+// TestReadAsRunes checks read, which reads the bytes of the text as they
+// stand where they tell (see fast), against readRunes, which lower-cases
+// the text rune by rune: the same word, end and note of a read past the
+// end, for the words of every set written in other cases, cut short
+// (within a rune too), and next to letters, digits, other runes and bytes
+// that start none.
+func TestReadAsRunes(t *testing.T) {
+	for name, ws := range wordSets {
+		for w := range ws.words {
+			for _, r := range w {
+				if toLower(r) != r {
+					t.Errorf("%s: %q is not lower case (read relies on it)", name, w)
+				}
+			}
+			forms := []string{w, strings.ToUpper(w), strings.ToUpper(w[:1]) + w[1:],
+				strings.ReplaceAll(w, "i", "İ"), strings.ReplaceAll(w, "k", "\u212a"),
+				strings.ReplaceAll(w, "å", "\u212b")}
+			var texts []string
+			for _, f := range forms {
+				for n := 0; n <= len(f); n++ {
+					texts = append(texts, f[:n])
+				}
+				for _, after := range []string{"x", "X", "1", " ", ".", "/", "é", "É", "ä", "\xff", "\xc3", "\xc3x", "€", "\u0301"} {
+					texts = append(texts, f+after, after+f)
+				}
+			}
+			for _, text := range texts {
+				for _, final := range []bool{true, false} {
+					a := &scanner{t: text, final: final}
+					b := &scanner{t: text, final: final}
+					for i := 0; i <= len(text); i++ {
+						if i < len(text) && !utf8.RuneStart(text[i]) {
+							continue // the scanner reads from the start of a rune
+						}
+						a.pastEnd, b.pastEnd = false, false
+						wa, ea, oka := a.read(ws, i)
+						wb, eb, okb := b.readRunes(ws, i)
+						if wa != wb || ea != eb || oka != okb || a.pastEnd != b.pastEnd {
+							t.Errorf("%s: read(%q, %d) (final %v) = %v %d %v, pastEnd %v; readRunes: %v %d %v, pastEnd %v",
+								name, text, i, final, wa != nil, ea, oka, a.pastEnd, wb != nil, eb, okb, b.pastEnd)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// readRunes is read written plainly: the text read rune by rune, each
+// lower-cased, while it begins a word of the set; the word read when it is
+// one and does not run on from a letter or digit into one.
+func (s *scanner) readRunes(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
+	t, e, r := s.t, i, 0
+walk:
+	for e < len(t) {
+		c, size := utf8.DecodeRuneInString(t[e:])
+		m := r
+		for _, b := range []byte(string(unicode.ToLower(c))) {
+			if m = ws.step(m, b); m == 0 {
+				break walk
+			}
+		}
+		r, e = m, e+size
+	}
+	after := s.at(e)
+	node := ws.rows[r+ws.width-1]
+	if node&nodeWhole == 0 || isAlnum(after) && isAlnum(lastRune(t[:e])) {
+		return nil, 0, false
+	}
+	return &ws.nodes[node&nodeIndex], e, true
 }

@@ -15,9 +15,12 @@ package guardrail
 //
 // A StreamGuard is used by one goroutine at a time.
 type StreamGuard struct {
-	sources  []*Source
-	raw      []byte // every byte fed
-	decoded  int    // bytes of raw folded into f
+	sources []*Source
+	// raw is every byte fed. It is only ever appended to: f.src, and the
+	// texts Feed and Close return and the numbers hold, are made of it in
+	// place.
+	raw      []byte
+	decoded  int // bytes of raw folded into f
 	f        folded
 	scanned  int // rune index up to which numbers are final
 	released int // byte offset up to which text was returned
@@ -49,7 +52,7 @@ func (g *StreamGuard) Feed(delta string) (safe string, ok bool) {
 		panic("guardrail: Feed after Close")
 	}
 	g.raw = append(g.raw, delta...)
-	g.decoded += g.f.appendBytes(g.raw[g.decoded:], g.decoded, false)
+	g.decoded = g.f.appendBytes(g.raw, g.decoded, false)
 	return g.advance(false), !g.blocked
 }
 
@@ -58,7 +61,7 @@ func (g *StreamGuard) Feed(delta string) (safe string, ok bool) {
 func (g *StreamGuard) Close() (safe string, v Verdict) {
 	if !g.closed {
 		g.closed = true
-		g.decoded += g.f.appendBytes(g.raw[g.decoded:], g.decoded, true)
+		g.decoded = g.f.appendBytes(g.raw, g.decoded, true)
 		safe = g.advance(true)
 	}
 	v = Verdict{Grounded: !g.blocked, Numbers: g.numbers}
@@ -80,15 +83,12 @@ func (g *StreamGuard) Blocked() (NumberVerdict, bool) {
 func (g *StreamGuard) verdicts() int {
 	s := &g.s
 	s.spans()
-	// The raw bytes the new numbers stand in, copied once for them all.
-	base := s.toks[0].start
-	text := string(g.raw[base:s.toks[len(s.toks)-1].end])
 	limit := -1
 	for k := range s.toks {
 		g.numbers = append(g.numbers, NumberVerdict{})
 		nv := &g.numbers[len(g.numbers)-1]
 		t := &s.toks[k]
-		s.fill(&nv.Number, t, text, base)
+		s.fill(&nv.Number, t, g.f.src)
 		nv.check(g.sources, attrs{t.unit, t.period})
 		if g.policy.Blocks(nv.State) && !g.blocked {
 			g.blocked = true
@@ -124,7 +124,7 @@ func (g *StreamGuard) advance(final bool) string {
 	if end <= g.released {
 		return ""
 	}
-	safe := string(g.raw[g.released:end])
+	safe := g.f.src[g.released:end] // made in place (see appendBytes)
 	g.released = end
 	return safe
 }

@@ -453,7 +453,7 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 	} else {
 		for k := range v.Numbers {
 			nv, t := &v.Numbers[k], &s.toks[k]
-			s.fill(&nv.Number, t, answer, 0)
+			s.fill(&nv.Number, t, answer)
 			if nv.check(sources, attrs{t.unit, t.period}); p.Blocks(nv.State) {
 				v.Grounded = false
 			}

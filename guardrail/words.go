@@ -91,12 +91,13 @@ func (s *scanner) nounAt(i int) ref {
 }
 
 // wordStarts is a filter (a 64K-bit hash set) of how a word that may be a
-// number begins: the first three letters, lower-cased, and the length (2, 3,
-// or more letters) of every number word, ordinal, month name and currency
-// code and of every run of Swedish number parts ("tvåhundra…"). A word of
-// two or more letters whose start is not in it is prose, decided without a
-// look-up ("the", "eller", "månad"). "and" is left out: no number starts
-// with it (see parseGroup), and "andra" is longer.
+// number begins: the first three letters, lower-cased, and the length (1,
+// 2, 3, or more letters) of every number word, ordinal, month name and
+// currency code and of every run of Swedish number parts ("tvåhundra…").
+// A word whose start is not in it is prose, decided without a look-up
+// ("the", "eller", "månad", "I", "i": of the words of one letter only "a"
+// is in it). "and" is left out: no number starts with it (see parseGroup),
+// and "andra" is longer.
 var wordStarts = func() (t [1 << 10]uint64) {
 	add := func(w []rune) {
 		if key, ok := startKey(w[:min(len(w), 3)], len(w)); ok {
@@ -119,10 +120,10 @@ var wordStarts = func() (t [1 << 10]uint64) {
 }()
 
 // startKey packs the first (up to) three lower-cased letters of a word of
-// n letters, two or more, and its length, counting four for longer words;
-// ok is false when the word is shorter or one of them lies beyond Latin-1.
+// n letters, one or more, and its length, counting four for longer words;
+// ok is false when the word is empty or one of them lies beyond Latin-1.
 func startKey(first []rune, n int) (key uint32, ok bool) {
-	if n < 2 {
+	if n < 1 {
 		return 0, false
 	}
 	key = uint32(min(n, 4)) << 24

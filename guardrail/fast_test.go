@@ -1,0 +1,157 @@
+package guardrail
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The fast paths read several bytes at once; these tests hold each such
+// reading to the byte-by-byte one it stands for, on bytes chosen to hit
+// the edges of every range the bit tricks tell apart.
+
+// edgeBytes are the bytes around the bounds of the ranges asciiLetters
+// and keepsAll test.
+var edgeBytes = []byte{0, ' ', '-', '.', '0', '9', '@', 'A', 'Z', '[', '`', 'a', 'z', '{', 0x7F,
+	0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xD7, 0xD8, 0xD9, 0xDB, 0xDF, 0xE0, 0xE2, 0xEF, 0xF0, 0xFF}
+
+func randomWord(r *rand.Rand) (uint64, [8]byte) {
+	var b [8]byte
+	for k := range b {
+		if r.IntN(2) == 0 {
+			b[k] = edgeBytes[r.IntN(len(edgeBytes))]
+		} else {
+			b[k] = byte(r.IntN(256))
+		}
+	}
+	return binary.LittleEndian.Uint64(b[:]), b
+}
+
+func TestAsciiLetters(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		x, b := randomWord(r)
+		n := 0
+		for n < 7 && b[n] < 0x80 && asciiClass[b[n]]&classLetter != 0 {
+			n++
+		}
+		if got := asciiLetters(x); got != 8*n {
+			t.Fatalf("asciiLetters(% x) = %d, want %d", b, got, 8*n)
+		}
+	}
+}
+
+func TestKeepsAll(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		x, b := randomWord(r)
+		want := true
+		for _, c := range b {
+			if c >= 0xC0 && (c < 0xC3 || c > 0xD8) {
+				want = false
+			}
+		}
+		if got := keepsAll(x); got != want {
+			t.Fatalf("keepsAll(% x) = %v, want %v", b, got, want)
+		}
+	}
+}
+
+// TestFirstFolded holds firstFolded to the general loop of fold on texts
+// of ASCII, runes that fold to themselves and to others, and stray bytes.
+func TestFirstFolded(t *testing.T) {
+	general := func(s string) int {
+		for i := 0; i < len(s); {
+			c, size := utf8.DecodeRuneInString(s[i:])
+			if fc, keep := foldRune(c); !keep || fc != c {
+				return i
+			}
+			i += size
+		}
+		return len(s)
+	}
+	pieces := []string{"a", "b c", "0", "å", "Ä", "ö", "é", "ж", "ש", "ؤ", "٣", "–", "—", "\u00a0", "\u00ad",
+		"\u200b", "²", "€", "…", "中", "３", "𝟘", "\xc3", "\x85", "\xd9", "\xe2\x80", "\xff", "\xc0\x80"}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 100000 {
+		var b []byte
+		for range r.IntN(24) {
+			if r.IntN(3) == 0 {
+				b = append(b, "some plain ASCII text"[:r.IntN(21)]...)
+			} else {
+				b = append(b, pieces[r.IntN(len(pieces))]...)
+			}
+		}
+		s := string(b)
+		if got, want := firstFolded(s), general(s); got != want {
+			t.Fatalf("firstFolded(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+func TestTailBytes(t *testing.T) {
+	text := "abcdefghijklmnop"
+	for n := range len(text) + 1 {
+		for i := max(0, n-7); i < n; i++ {
+			var want uint64
+			for k := 7; k >= 0; k-- {
+				c := byte('0')
+				if i+k < n {
+					c = text[i+k]
+				}
+				want = want<<8 | uint64(c)
+			}
+			got := shortBytes(text[:n], i)
+			if n >= 8 {
+				got = tailBytes(text[:n], i)
+			}
+			if got != want {
+				t.Errorf("tailBytes(%q, %d) = %#x, want %#x", text[:n], i, got, want)
+			}
+		}
+	}
+}
+
+// TestLatinWordPrefix holds latinWord, told the ASCII letters it starts
+// with, to latinWord reading them itself.
+func TestLatinWordPrefix(t *testing.T) {
+	pieces := []string{"a", "B", "zz", "å", "Ä", "ö", "é", "ß", "ª", "×", "ł", "-", " ", "1", "\xc3", "\xc2\xa0"}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 100000 {
+		var b []byte
+		for range r.IntN(8) {
+			b = append(b, pieces[r.IntN(len(pieces))]...)
+		}
+		s := string(b)
+		j := 0
+		for j < len(s) && s[j] < 0x80 && asciiClass[s[j]]&classLetter != 0 {
+			j++
+		}
+		e1, k1 := latinWord(s, 0, j)
+		e2, k2 := latinWord(s, 0, 0)
+		if e1 != e2 || k1 != k2 {
+			t.Fatalf("latinWord(%q, 0, %d) = %d, %#x; from 0: %d, %#x", s, j, e1, k1, e2, k2)
+		}
+	}
+}
+
+// TestGeneralPunctuation holds generalPunctuation to its definition, on
+// every three bytes that start with 0xE2, and checks that the block holds
+// no letter, mark or digit.
+func TestGeneralPunctuation(t *testing.T) {
+	for b := range 1 << 16 {
+		s := string([]byte{0xE2, byte(b >> 8), byte(b)})
+		r, size := utf8.DecodeRuneInString(s)
+		want := size == 3 && r >= 0x2000 && r <= 0x206F
+		if got := generalPunctuation(s); got != want {
+			t.Fatalf("generalPunctuation(% x) = %v, want %v", s, got, want)
+		}
+	}
+	for r := rune(0x2000); r <= 0x206F; r++ {
+		if unicode.IsLetter(r) || unicode.IsMark(r) || unicode.Is(unicode.Nd, r) {
+			t.Errorf("%U is a letter, mark or digit", r)
+		}
+	}
+}
