@@ -260,7 +260,7 @@ func NewSources(texts []string) []*Source {
 // Grounds reports whether the snippet states the quantity n: the same value
 // after scale and, where both print one, the same unit and the same period.
 func (s *Source) Grounds(n Number) bool {
-	return s.has(n.Canonical, attrsOf(&n))
+	return cite([]*Source{s}, n.Canonical, attrsOf(&n)) == 0
 }
 
 // parts returns what grounds a date or a range of years when no snippet
@@ -301,12 +301,6 @@ func (s *Source) mentionsMonth(m string) bool {
 		}
 	}
 	return false
-}
-
-// has reports whether the snippet states a number of value key with
-// attrs that agree with want.
-func (s *Source) has(key string, want attrs) bool {
-	return cite([]*Source{s}, key, want) == 0
 }
 
 // contradicts reports whether the snippet binds another value to what the
@@ -366,11 +360,41 @@ func Check(n Number, sources []*Source) NumberVerdict {
 // so that Verify fills its result without copying each number again; want
 // is the number's attrs (Verify has their codes from the scan).
 func (nv *NumberVerdict) check(sources []*Source, want attrs) {
-	if i := cite(sources, nv.Canonical, want); i >= 0 {
-		nv.State, nv.Grounded, nv.Citation = Grounded, true, i
+	n := &nv.Number
+	nv.State, nv.Grounded, nv.Citation = Grounded, true, cite(sources, n.Canonical, want)
+	if nv.Citation >= 0 {
 		return
 	}
-	nv.checkParts(sources)
+	if keys, month := parts(n); keys != nil {
+		c := -1
+		for _, k := range keys {
+			i := cite(sources, k, attrs{})
+			if i < 0 {
+				c = -1
+				break
+			}
+			if c < 0 {
+				c = i
+			}
+		}
+		if c >= 0 && month != "" && groundedBy(sources, func(s *Source) bool { return s.mentionsMonth(month) }) < 0 {
+			c = -1
+		}
+		if c >= 0 {
+			nv.Citation = c
+			return
+		}
+	}
+	nv.State, nv.Grounded = Ungrounded, false
+	if n.noun != "" {
+		nv.State = Unverified
+		for _, s := range sources {
+			if s != nil && s.contradicts(n) {
+				nv.State = Ungrounded
+				break
+			}
+		}
+	}
 }
 
 // cite returns the index of the first source that states a number of
@@ -389,43 +413,6 @@ func cite(sources []*Source, key string, want attrs) int {
 		}
 	}
 	return -1
-}
-
-// checkParts sets the verdict on a number no source states whole: grounded
-// by its parts, or not.
-func (nv *NumberVerdict) checkParts(sources []*Source) {
-	n := &nv.Number
-	nv.State, nv.Grounded, nv.Citation = Grounded, true, -1
-	if keys, month := parts(n); keys != nil {
-		cite := -1
-		for _, k := range keys {
-			i := groundedBy(sources, func(s *Source) bool { return s.has(k, attrs{}) })
-			if i < 0 {
-				cite = -1
-				break
-			}
-			if cite < 0 {
-				cite = i
-			}
-		}
-		if cite >= 0 && month != "" && groundedBy(sources, func(s *Source) bool { return s.mentionsMonth(month) }) < 0 {
-			cite = -1
-		}
-		if cite >= 0 {
-			nv.Citation = cite
-			return
-		}
-	}
-	nv.State, nv.Grounded = Ungrounded, false
-	if n.noun != "" {
-		nv.State = Unverified
-		for _, s := range sources {
-			if s != nil && s.contradicts(n) {
-				nv.State = Ungrounded
-				break
-			}
-		}
-	}
 }
 
 // groundedBy returns the index of the first source for which ok holds, or -1.
@@ -514,8 +501,8 @@ func (p Policy) verify(s *scanner, nvs []NumberVerdict, answer string, sources [
 		}
 		if cite >= 0 {
 			nv.State, nv.Grounded, nv.Citation = Grounded, true, cite
-		} else if nv.checkParts(sources); p.Blocks(nv.State) {
-			grounded = false
+		} else if nv.check(sources, want); p.Blocks(nv.State) {
+			grounded = false // (check looks the number up again: few are not grounded)
 		}
 	}
 	return grounded
