@@ -185,12 +185,14 @@ func (s *scanner) spans() {
 }
 
 // fill makes n, a zero Number (every caller's is new), the number of token
-// t of the scan (after spans) of text. It sets the unit, period and noun,
-// most often empty, only when one is not: a pointer written while the GC
-// marks costs a write barrier.
+// t of the scan (after spans) of text, the text the scanner's f.src is. A
+// canonical form the scan found spelled in place at the number's own span
+// (see intern) is the number's Text, with no second slice made. It sets
+// the unit, period and noun, most often empty, only when one is not: a
+// pointer written while the GC marks costs a write barrier.
 func (s *scanner) fill(n *Number, t *token, text string) {
 	printed := text[t.start:t.end]
-	canon := printed // when it is spelled as printed, in place (see intern)
+	canon := printed
 	if c := t.canon; c.at != int32(t.start) || int(c.n) != len(printed) {
 		canon = s.str(c)
 	}
@@ -201,8 +203,10 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 }
 
 // fillAll is fill for every token of a scan of text, into out, written
-// out for the fast path: a loop that calls nothing keeps its values in
-// registers (the numbers of a text full of them cost a third less).
+// out for the fast path: a loop that calls nothing, over copies of the
+// tokens, keeps its values in registers instead of reading them again
+// after every write to a Number (a text full of numbers fills them at 60
+// instructions a number instead of 100).
 func (s *scanner) fillAll(out []Number, text string) {
 	toks := s.toks[:len(out)]
 	for k := range out {

@@ -406,9 +406,7 @@ func cite(sources []*Source, key string, want attrs) int {
 		if s == nil || s.filter[w]&bit == 0 {
 			continue
 		}
-		// A number that prints no unit and no period agrees with any (the
-		// fast path says so without reading them).
-		if sl := s.slot(key, fp, h); fast && want == (attrs{}) && sl.attrs != nil || agreeing(sl.attrs, want) {
+		if agreeing(s.slot(key, fp, h).attrs, want) {
 			return i
 		}
 	}
@@ -465,7 +463,7 @@ func (p Policy) verify(s *scanner, nvs []NumberVerdict, answer string, sources [
 		if t.unit|t.period != 0 || t.noun.n != 0 {
 			nv.Unit, nv.Period, nv.noun = names[t.unit], names[t.period], s.str(t.noun)
 		}
-		var fp uint64
+		var fp uint64 // keyPrint(key), written out for a key of at most 8 bytes
 		var h uint32
 		if n := len(key); n <= 8 {
 			if n >= 4 {
@@ -477,7 +475,8 @@ func (p Policy) verify(s *scanner, nvs []NumberVerdict, answer string, sources [
 		} else {
 			fp, h = keyPrint(key)
 		}
-		want, w, bit := attrs{t.unit, t.period}, h>>30, uint64(1)<<(h>>24&63)
+		want := attrs{t.unit, t.period}
+		w, bit := keyBit(h)
 		cite := -1
 	sources:
 		for i, s := range sources {
@@ -491,6 +490,8 @@ func (p Policy) verify(s *scanner, nvs []NumberVerdict, answer string, sources [
 					break
 				}
 				if sl.fp == fp && len(sl.key) == len(key) && sameTail(sl.key, key) {
+					// A number that prints no unit and no period agrees
+					// with any (said without reading them).
 					if want.unit|want.period == 0 || agreeing(sl.attrs, want) {
 						cite = i
 						break sources
