@@ -77,6 +77,27 @@ func (g *StreamGuard) Blocked() (NumberVerdict, bool) {
 	return first, true
 }
 
+// verdicts adds the numbers the last scan found, with their verdicts, and
+// returns the byte offset where the first that blocks the answer starts, if
+// one does and none did before, or -1.
+func (g *StreamGuard) verdicts() int {
+	s := &g.s
+	s.spans()
+	limit := -1
+	for k := range s.toks {
+		g.numbers = append(g.numbers, NumberVerdict{})
+		nv := &g.numbers[len(g.numbers)-1]
+		t := &s.toks[k]
+		s.fill(&nv.Number, t, g.f.src)
+		nv.check(g.sources, attrs{t.unit, t.period})
+		if g.policy.Blocks(nv.State) && !g.blocked {
+			g.blocked = true
+			limit = nv.Start
+		}
+	}
+	return limit
+}
+
 // Text returns everything fed so far.
 func (g *StreamGuard) Text() string { return string(g.raw) }
 
@@ -87,17 +108,8 @@ func (g *StreamGuard) advance(final bool) string {
 	s.f, s.final, s.prefix, s.toks = &g.f, final, 0, s.toks[:0]
 	limit := -1 // byte offset where an ungrounded number starts
 	stop, open := s.scan(g.scanned)
-	for k := range s.toks {
-		g.numbers = append(g.numbers, NumberVerdict{})
-		nv := &g.numbers[len(g.numbers)-1]
-		t := &s.toks[k]
-		start, end := t.span(&g.f)
-		s.fill(&nv.Number, t, g.f.src[start:end], start, end)
-		nv.check(g.sources)
-		if g.policy.Blocks(nv.State) && !g.blocked {
-			g.blocked = true
-			limit = nv.Start
-		}
+	if len(s.toks) > 0 {
+		limit = g.verdicts()
 	}
 	g.scanned = stop
 	end := g.decoded

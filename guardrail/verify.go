@@ -51,8 +51,38 @@ func ParsePolicy(s string) (Policy, bool) {
 }
 
 // attrs is what a snippet prints with one value: the unit and period that
-// an answer's quantity with the same value must not contradict.
-type attrs struct{ unit, period string }
+// an answer's quantity with the same value must not contradict, as codes
+// into names (0: none printed), so that they compare as bytes.
+type attrs struct{ unit, period uint8 }
+
+// attrsOf returns the attrs of n. A unit or period that is not in names
+// (only a Number made by hand has one) gets unnamed, a code no snippet's
+// number has: it agrees only with none, as its string would.
+func attrsOf(n *Number) attrs { return attrs{codeOf(n.Unit), codeOf(n.Period)} }
+
+// unnamed is the code of a unit or period that is not in names.
+const unnamed uint8 = 0xFF
+
+// codeOf returns the code of v in names, or unnamed.
+func codeOf(v string) uint8 {
+	if c := nameCode(v); c != 0 || v == "" {
+		return c
+	}
+	return unnamed
+}
+
+// agreeing reports whether one of as may be printed with the same
+// quantity as want: where both print a unit (or a period), it is the same
+// one.
+func agreeing(as []attrs, want attrs) bool {
+	for _, a := range as {
+		if (a.unit == 0 || want.unit == 0 || a.unit == want.unit) &&
+			(a.period == 0 || want.period == 0 || a.period == want.period) {
+			return true
+		}
+	}
+	return false
+}
 
 // Source is a cited snippet with its quantities extracted once, so that an
 // answer can be verified against it without scanning the snippet again.
@@ -71,7 +101,8 @@ type Source struct {
 // its year, its year-month and its day-month; a range of years indexes both
 // years.
 func NewSource(text string) *Source {
-	nums := Extract(text)
+	sc := scanText(text)
+	nums := sc.numbers(text)
 	s := &Source{Text: text, Numbers: nums, lower: lowerString(text)}
 	keys := len(nums)
 	for _, n := range nums {
@@ -84,8 +115,9 @@ func NewSource(text string) *Source {
 		size <<= 1
 	}
 	s.index = make([]indexSlot, size)
-	for _, n := range nums {
-		a := attrs{n.Unit, n.Period}
+	for k := range nums {
+		n, t := &nums[k], &sc.toks[k]
+		a := attrs{t.unit, t.period} // attrsOf(n), from the scan
 		s.add(n.Canonical, a)
 		switch n.Kind {
 		case KindPercent:
@@ -106,16 +138,20 @@ func NewSource(text string) *Source {
 			s.add(from, attrs{})
 			s.add(to, attrs{})
 		}
-		if noun := nounAfter(text, n.End); noun != "" && (plain(n.Kind) || n.Kind == KindWords) {
-			if s.counted == nil {
-				s.counted = map[string][]string{}
+		if plain(n.Kind) || n.Kind == KindWords {
+			if noun := nounAfter(text, n.End); noun != "" {
+				if s.counted == nil {
+					s.counted = map[string][]string{}
+				}
+				s.counted[noun] = append(s.counted[noun], n.Canonical)
 			}
-			s.counted[noun] = append(s.counted[noun], n.Canonical)
 		}
 	}
+	sc.done()
 	return s
 }
 
+// add indexes a with key.
 func (s *Source) add(key string, a attrs) {
 	fp, h := keyPrint(key)
 	sl := s.slot(key, fp, h)
@@ -141,18 +177,10 @@ func (s *Source) slot(key string, fp uint64, h uint32) *indexSlot {
 	mask := uint32(len(s.index) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		sl := &s.index[i]
-		if sl.attrs == nil || sl.fp == fp && len(sl.key) == len(key) && (len(key) <= 8 || sl.key == key) {
+		if sl.attrs == nil || sl.fp == fp && len(sl.key) == len(key) && sameTail(sl.key, key) {
 			return sl
 		}
 	}
-}
-
-// lookup returns what the snippet prints with the numbers of value key.
-func (s *Source) lookup(key string, fp uint64, h uint32) []attrs {
-	if len(s.index) == 0 {
-		return nil // a zero Source states nothing
-	}
-	return s.slot(key, fp, h).attrs
 }
 
 // keyFilter is a 256-bit summary of a set of keys: a key whose bit is not
@@ -160,23 +188,43 @@ func (s *Source) lookup(key string, fp uint64, h uint32) []attrs {
 // several; the others are passed over without a look-up.
 type keyFilter [4]uint64
 
-// keyPrint returns the fingerprint of a key and its hash. A key of at most
-// 8 bytes is its own fingerprint, so that keys of the same length with the
-// same fingerprint are equal without comparing them.
+// keyPrint returns the print of a key and its hash. The print is the
+// key's first 8 bytes (all of a shorter one, read so that keys of the same
+// length with the same print are equal), so that a slot holds a key when
+// its print and length are the key's and, for a longer key, its bytes
+// after the 8th are the key's (sameTail).
 func keyPrint(key string) (fp uint64, h uint32) {
 	n := len(key)
-	for ; len(key) > 8; key = key[8:] {
-		fp = (fp ^ uint64(le32(key)) ^ uint64(le32(key[4:]))<<32) * keyMul
+	if n >= 4 {
+		fp = uint64(le32(key)) | uint64(le32(key[min(n, 8)-4:]))<<32
+	} else if n > 0 {
+		fp = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
 	}
-	if k := len(key); k >= 4 {
-		fp ^= uint64(le32(key)) | uint64(le32(key[k-4:]))<<32
-	} else if k > 0 {
-		fp ^= uint64(key[0]) | uint64(key[k/2])<<8 | uint64(key[k-1])<<16
+	x := fp
+	if n > 8 { // the rest, 8 bytes at a time, the last 8 read last
+		for t := key[8:]; len(t) > 8; t = t[8:] {
+			x = (x ^ uint64(le32(t)) ^ uint64(le32(t[4:]))<<32) * keyMul
+		}
+		t := key[n-8:]
+		x = x*keyMul ^ uint64(le32(t)) ^ uint64(le32(t[4:]))<<32
 	}
-	return fp, uint32((fp ^ uint64(n)) * keyMul >> 32)
+	return fp, uint32((x ^ uint64(n)) * keyMul >> 32)
 }
 
 const keyMul = 0x9e3779b97f4a7c15 // 2^64 / the golden ratio, odd
+
+// sameTail reports whether two keys of the same length and print have the
+// same bytes after the 8th, that is whether they are equal. It compares
+// them byte by byte, not with ==, which calls memequal: a call would make
+// the look-up keep its values on the stack for it.
+func sameTail(a, b string) bool {
+	for i := 8; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
 
 // le32 reads the first 4 bytes of s, little-endian (one load).
 func le32(s string) uint32 {
@@ -212,7 +260,7 @@ func NewSources(texts []string) []*Source {
 // Grounds reports whether the snippet states the quantity n: the same value
 // after scale and, where both print one, the same unit and the same period.
 func (s *Source) Grounds(n Number) bool {
-	return s.has(n.Canonical, attrs{n.Unit, n.Period})
+	return cite([]*Source{s}, n.Canonical, attrsOf(&n)) == 0
 }
 
 // parts returns what grounds a date or a range of years when no snippet
@@ -254,19 +302,6 @@ func (s *Source) mentionsMonth(m string) bool {
 	}
 	return false
 }
-
-func (s *Source) has(key string, want attrs) bool {
-	fp, h := keyPrint(key)
-	for _, a := range s.lookup(key, fp, h) {
-		if agree(a.unit, want.unit) && agree(a.period, want.period) {
-			return true
-		}
-	}
-	return false
-}
-
-// agree: where both sides print a unit (or a period), it is the same one.
-func agree(a, b string) bool { return a == "" || b == "" || a == b }
 
 // contradicts reports whether the snippet binds another value to what the
 // small count n counts ("up to 3 devices" against "two devices").
@@ -317,45 +352,36 @@ func (v Verdict) FirstBlocking(p Policy) (NumberVerdict, bool) {
 // Check returns the verdict on one number against the sources.
 func Check(n Number, sources []*Source) NumberVerdict {
 	nv := NumberVerdict{Number: n}
-	nv.check(sources)
+	nv.check(sources, attrsOf(&n))
 	return nv
 }
 
 // check sets the verdict on nv.Number (State, Grounded, Citation) in place,
-// so that Verify fills its result without copying each number again.
-func (nv *NumberVerdict) check(sources []*Source) {
+// so that Verify fills its result without copying each number again; want
+// is the number's attrs (Verify has their codes from the scan).
+func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 	n := &nv.Number
-	nv.State, nv.Grounded, nv.Citation = Grounded, true, -1
-	fp, h := keyPrint(n.Canonical)
-	w, bit := keyBit(h)
-	for i, s := range sources {
-		if s == nil || s.filter[w]&bit == 0 {
-			continue
-		}
-		for _, a := range s.lookup(n.Canonical, fp, h) { // has, inlined
-			if agree(a.unit, n.Unit) && agree(a.period, n.Period) {
-				nv.Citation = i
-				return
-			}
-		}
+	nv.State, nv.Grounded, nv.Citation = Grounded, true, cite(sources, n.Canonical, want)
+	if nv.Citation >= 0 {
+		return
 	}
 	if keys, month := parts(n); keys != nil {
-		cite := -1
+		c := -1
 		for _, k := range keys {
-			i := groundedBy(sources, func(s *Source) bool { return s.has(k, attrs{}) })
+			i := cite(sources, k, attrs{})
 			if i < 0 {
-				cite = -1
+				c = -1
 				break
 			}
-			if cite < 0 {
-				cite = i
+			if c < 0 {
+				c = i
 			}
 		}
-		if cite >= 0 && month != "" && groundedBy(sources, func(s *Source) bool { return s.mentionsMonth(month) }) < 0 {
-			cite = -1
+		if c >= 0 && month != "" && groundedBy(sources, func(s *Source) bool { return s.mentionsMonth(month) }) < 0 {
+			c = -1
 		}
-		if cite >= 0 {
-			nv.Citation = cite
+		if c >= 0 {
+			nv.Citation = c
 			return
 		}
 	}
@@ -369,6 +395,22 @@ func (nv *NumberVerdict) check(sources []*Source) {
 			}
 		}
 	}
+}
+
+// cite returns the index of the first source that states a number of
+// value key with attrs that agree with want, or -1.
+func cite(sources []*Source, key string, want attrs) int {
+	fp, h := keyPrint(key)
+	w, bit := keyBit(h)
+	for i, s := range sources {
+		if s == nil || s.filter[w]&bit == 0 {
+			continue
+		}
+		if agreeing(s.slot(key, fp, h).attrs, want) {
+			return i
+		}
+	}
+	return -1
 }
 
 // groundedBy returns the index of the first source for which ok holds, or -1.
@@ -389,21 +431,82 @@ func Verify(answer string, sources []*Source) Verdict {
 
 // Verify checks every number of answer against the sources under p.
 func (p Policy) Verify(answer string, sources []*Source) Verdict {
-	v := Verdict{Grounded: true}
-	scanText(answer, func(s *scanner) {
-		v.Numbers = make([]NumberVerdict, len(s.toks))
-		for k := range s.toks {
-			nv := &v.Numbers[k]
-			t := &s.toks[k]
-			start, end := t.span(s.f)
-			s.fill(&nv.Number, t, answer[start:end], start, end)
-			nv.check(sources)
-			if p.Blocks(nv.State) {
+	s := scanText(answer)
+	v := Verdict{Grounded: true, Numbers: make([]NumberVerdict, len(s.toks))}
+	if fast {
+		v.Grounded = p.verify(s, v.Numbers, answer, sources)
+	} else {
+		for k := range v.Numbers {
+			nv, t := &v.Numbers[k], &s.toks[k]
+			s.fill(&nv.Number, t, answer)
+			if nv.check(sources, attrs{t.unit, t.period}); p.Blocks(nv.State) {
 				v.Grounded = false
 			}
 		}
-	})
+	}
+	s.done()
 	return v
+}
+
+// verify is Verify's loop over the numbers of the scan s of answer, nvs,
+// for the fast path: fill, check, cite, keyPrint (for a key of at most 8
+// bytes) and slot written out in one function, which spares four calls a
+// number (a call makes the caller keep its values on the stack). It
+// reports whether no number blocks the answer under p.
+func (p Policy) verify(s *scanner, nvs []NumberVerdict, answer string, sources []*Source) bool {
+	grounded := true
+	toks := s.toks[:len(nvs)]
+	for k := range nvs {
+		nv, t := &nvs[k], &toks[k]
+		key := s.str(t.canon)
+		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = answer[t.start:t.end], key, kinds[t.kind], t.start, t.end
+		if t.unit|t.period != 0 || t.noun.n != 0 {
+			nv.Unit, nv.Period, nv.noun = names[t.unit], names[t.period], s.str(t.noun)
+		}
+		var fp uint64 // keyPrint(key), written out for a key of at most 8 bytes
+		var h uint32
+		if n := len(key); n <= 8 {
+			if n >= 4 {
+				fp = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
+			} else if n > 0 {
+				fp = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
+			}
+			h = uint32((fp ^ uint64(n)) * keyMul >> 32)
+		} else {
+			fp, h = keyPrint(key)
+		}
+		want := attrs{t.unit, t.period}
+		w, bit := keyBit(h)
+		cite := -1
+	sources:
+		for i, s := range sources {
+			if s == nil || s.filter[w]&bit == 0 {
+				continue
+			}
+			mask := uint32(len(s.index) - 1)
+			for j := h & mask; ; j = (j + 1) & mask {
+				sl := &s.index[j]
+				if sl.attrs == nil {
+					break
+				}
+				if sl.fp == fp && len(sl.key) == len(key) && sameTail(sl.key, key) {
+					// A number that prints no unit and no period agrees
+					// with any (said without reading them).
+					if want.unit|want.period == 0 || agreeing(sl.attrs, want) {
+						cite = i
+						break sources
+					}
+					break
+				}
+			}
+		}
+		if cite >= 0 {
+			nv.State, nv.Grounded, nv.Citation = Grounded, true, cite
+		} else if nv.check(sources, want); p.Blocks(nv.State) {
+			grounded = false // (check looks the number up again: few are not grounded)
+		}
+	}
+	return grounded
 }
 
 // VerifyStrings is Verify with sources given as plain snippet texts.

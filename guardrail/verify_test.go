@@ -104,6 +104,38 @@ func TestVerifyNoSources(t *testing.T) {
 	}
 }
 
+// A Source compares units and periods by their codes in names: a Number
+// made by hand with a unit that is not in names agrees only with a number
+// that prints none, as its string would.
+func TestCheckUnits(t *testing.T) {
+	for c, v := range names {
+		if nameCode(v) != uint8(c) {
+			t.Errorf("names[%d] = %q has code %d: names must not repeat", c, v, nameCode(v))
+		}
+	}
+	src := NewSources([]string{"Premium: 399 kr/månad", "Basic 99"})
+	for _, tc := range []struct {
+		n    Number
+		cite int
+	}{
+		{Number{Canonical: "399"}, 0},
+		{Number{Canonical: "399", Unit: "SEK"}, 0},
+		{Number{Canonical: "399", Unit: "SEK", Period: "month"}, 0},
+		{Number{Canonical: "399", Unit: "EUR"}, -1},
+		{Number{Canonical: "399", Unit: "kronor"}, -1}, // not a unit's code
+		{Number{Canonical: "399", Period: "fortnight"}, -1},
+		{Number{Canonical: "99", Unit: "kronor"}, 1},
+		{Number{Canonical: "99", Unit: "kronor", Period: "fortnight"}, 1},
+	} {
+		if v := Check(tc.n, src); v.Citation != tc.cite || v.Grounded != (tc.cite >= 0) {
+			t.Errorf("Check(%+v) = %+v, want citation %d", tc.n, v, tc.cite)
+		}
+		if g := src[0].Grounds(tc.n); g != (tc.cite == 0) {
+			t.Errorf("Grounds(%+v) = %v", tc.n, g)
+		}
+	}
+}
+
 func TestVerdictJSON(t *testing.T) {
 	v := VerifyStrings("Premium 399 kr", []string{"Premium: 399 kr/månad"})
 	b, err := json.Marshal(v)
