@@ -306,12 +306,12 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			// The other shapes, without reading the run again.
 			s.reads += k - i + 1
 			s.pastEnd = false
-			t, next, ok = s.shapes(i, k)
+			next, ok = s.shapes(&t, i, k)
 		} else if c == '+' && i+1 < n && text[i+1]-'0' < 10 {
 			// An international phone number, or nothing.
 			s.pastEnd = false
 			if next, ok = s.intlPhone(i); ok {
-				t = s.phone(i, next)
+				s.phone(&t, i, next)
 			} else {
 				next = i + 1
 			}
@@ -545,64 +545,74 @@ func (s *scanner) atLineStart(i int) bool {
 
 // number reads what starts with a digit at i, after a sign or a currency
 // (scan reads the other numbers itself).
-func (s *scanner) number(i int) (token, int, bool) {
-	return s.shapes(i, s.digits(i))
+func (s *scanner) number(i int) (t token, next int, ok bool) {
+	next, ok = s.shapes(&t, i, s.digits(i))
+	return t, next, ok
 }
 
 // shapes reads what starts with the run of digits [i,k) when it is not a
-// plain integer.
-func (s *scanner) shapes(i, k int) (token, int, bool) {
-	first := s.t[i] // a digit
+// plain integer: a number into t (ok), or formatting up to next. Every
+// shape is told first by the rune after the digits, which each would read
+// first: it is read once here, and a shape is tried only when that rune
+// and the length of the run allow it, so that a plain number costs little.
+func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
+	n, first := k-i, s.t[i] // first: a digit
+	c := s.ascii(k)
 	// A markdown ordered-list marker ("1. ", "2) ") at the start of a line
 	// is formatting, not a number.
-	if k-i <= 9 && s.atLineStart(i) {
-		if m := s.ascii(k); (m == '.' || m == ')') && isBlank(s.ascii(k+1)) {
-			return token{}, k + 1, false
+	if (c == '.' || c == ')') && n <= 9 && s.atLineStart(i) && isBlank(s.ascii(k+1)) {
+		return k + 1, false
+	}
+	if n == 4 && (c == '-' || c == '/' || c == '.' || c == ' ') {
+		if s.date(t, i, k, c) {
+			return t.end, true
+		}
+		if r, ok := s.yearRange(i, k); ok {
+			*t = r
+			return t.end, true
 		}
 	}
-	// The shapes below are each tried only when their first test (which
-	// reads nothing new) holds, so that a plain number costs little.
-	if k-i == 4 {
-		if t, ok := s.date(i, k); ok {
-			return t, t.end, true
-		}
-		if t, ok := s.yearRange(i, k); ok {
-			return t, t.end, true
+	if ordinalSuffixes.starts(c) {
+		if e, ok := s.ordinalSuffix(k); ok && n <= 4 && first != '0' {
+			if n <= 2 {
+				if d, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
+					*t = d
+					return t.end, true
+				}
+			}
+			*t = s.ordinalToken(i, e, s.str(s.digitString(i, k)))
+			return t.end, true
 		}
 	}
-	if e, ok := s.ordinalSuffix(k); ok && k-i <= 4 && first != '0' {
-		if k-i <= 2 {
-			if t, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
-				return t, t.end, true
+	if n == 1 && (c == 'Q' || c == 'q') && first >= '1' && first <= '4' && !isAlnum(s.at(k+1)) {
+		*t = token{start: i, end: k + 1, canon: s.keep([]byte{'Q', first}), kind: kQuarter}
+		return k + 1, true
+	}
+	if n <= 2 {
+		switch c {
+		case ' ':
+			// A day, when a month name (or "of") may follow.
+			if day := s.atoi(i, k); day >= 1 && day <= 31 && mayStartMonth(s.ascii(k+1)) {
+				if d, ok := s.dayMonth(i, k, day); ok {
+					*t = d
+					return t.end, true
+				}
+			}
+		case ':':
+			if s.clock(t, i, k) {
+				return t.end, true
 			}
 		}
-		t := s.ordinalToken(i, e, s.str(s.digitString(i, k)))
-		return t, t.end, true
 	}
-	if k-i == 1 && first >= '1' && first <= '4' && (s.ascii(k) == 'Q' || s.ascii(k) == 'q') && !isAlnum(s.at(k+1)) {
-		return token{start: i, end: k + 1, canon: s.keep([]byte("Q" + s.str(s.digitString(i, k)))), kind: kQuarter}, k + 1, true
-	}
-	if k-i <= 2 && s.ascii(k) == ' ' {
-		// A day, when a month name (or "of") may follow.
-		if day := s.atoi(i, k); day >= 1 && day <= 31 && mayStartMonth(s.ascii(k+1)) {
-			if t, ok := s.dayMonth(i, k, day); ok {
-				return t, t.end, true
-			}
-		}
-	}
-	if k-i <= 2 && s.ascii(k) == ':' {
-		if t, ok := s.clock(i, k); ok {
-			return t, t.end, true
-		}
-	}
-	if first == '0' && k-i >= 2 && k-i <= 4 {
+	if first == '0' && n >= 2 && n <= 4 && (c == '-' || c == ' ') {
 		if end, ok := s.nationalPhone(i, k); ok {
-			return s.phone(i, end), end, true
+			s.phone(t, i, end)
+			return end, true
 		}
 	}
-	t := s.numeric(i, k)
-	s.quantity(&t, s.prefix)
-	return t, t.end, true
+	s.numeric(t, i, k)
+	s.quantity(t, s.prefix)
+	return t.end, true
 }
 
 // integers reads the integers from i, where a run of digits starts, and
@@ -655,7 +665,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		if spaced {
 			s.reads += k - i + 1
 			s.pastEnd = false
-			t = s.numeric(i, k)
+			s.numeric(&t, i, k)
 			s.quantity(&t, s.prefix)
 			if s.pastEnd {
 				return i, i, true
@@ -709,6 +719,9 @@ const (
 // digitString returns the digits [i,k) as a string: in the original text
 // when they stand there as they are.
 func (s *scanner) digitString(i, k int) ref {
+	if fast && k <= s.inPlace { // most: no rune before k was folded (place would say so)
+		return ref{int32(i), int32(k - i)}
+	}
 	if src := s.f.src; src != "" {
 		p, _ := s.f.place(i)
 		if _, e := s.f.place(k - 1); e-p == k-i {
@@ -752,14 +765,11 @@ func plain(k Kind) bool {
 func isBlank(c rune) bool { return c == ' ' || c == '\t' }
 
 // date reads YYYY-MM-DD, YYYY/MM/DD or YYYY.MM.DD (one separator
-// throughout, a real month and day; with '.' two digits each).
-func (s *scanner) date(i, k int) (token, bool) {
-	if k-i != 4 {
-		return token{}, false
-	}
-	sep := s.ascii(k)
+// throughout, a real month and day; with '.' two digits each) into t. The
+// year is [i,k), and sep the rune after it.
+func (s *scanner) date(t *token, i, k int, sep rune) bool {
 	if sep != '-' && sep != '/' && sep != '.' {
-		return token{}, false
+		return false
 	}
 	minDigits := 1
 	if sep == '.' {
@@ -767,49 +777,63 @@ func (s *scanner) date(i, k int) (token, bool) {
 	}
 	m := s.digits(k + 1)
 	if m-(k+1) < minDigits || m-(k+1) > 2 || s.ascii(m) != sep {
-		return token{}, false
+		return false
 	}
 	d := s.digits(m + 1)
 	if d-(m+1) < minDigits || d-(m+1) > 2 || sep == '.' && isDigit(s.ascii(d)) {
-		return token{}, false
+		return false
 	}
 	month, day := s.atoi(k+1, m), s.atoi(m+1, d)
 	if month < 1 || month > 12 || day < 1 || day > 31 {
-		return token{}, false
+		return false
 	}
-	b := s.appendDigits(s.buf[:0], i, k)
-	b = appendPad2(append(b, '-'), month)
-	b = appendPad2(append(b, '-'), day)
-	s.buf = b
-	return token{start: i, end: d, canon: s.intern(b, i), kind: kDate}, true
+	var canon ref
+	if fast && sep == '-' && d-k == 6 && d <= s.inPlace {
+		canon = ref{int32(i), int32(d - i)} // YYYY-MM-DD as written, as intern would find
+	} else {
+		b := s.appendDigits(s.buf[:0], i, k)
+		b = appendPad2(append(b, '-'), month)
+		b = appendPad2(append(b, '-'), day)
+		s.buf = b
+		canon = s.intern(b, i)
+	}
+	*t = token{start: i, end: d, canon: canon, kind: kDate}
+	return true
 }
 
-// clock reads a time of day, H:MM or HH:MM with an optional :SS.
-func (s *scanner) clock(i, k int) (token, bool) {
-	if k-i < 1 || k-i > 2 || s.ascii(k) != ':' {
-		return token{}, false
-	}
+// clock reads a time of day, H:MM or HH:MM with an optional :SS, into t;
+// the hour is [i,k), one or two digits before a ':'.
+func (s *scanner) clock(t *token, i, k int) bool {
 	m := s.digits(k + 1)
 	if m-(k+1) != 2 {
-		return token{}, false
+		return false
 	}
 	hour, minute := s.atoi(i, k), s.atoi(k+1, m)
 	if hour > 24 || minute > 59 {
-		return token{}, false
+		return false
 	}
-	b := appendPad2(s.buf[:0], hour)
-	b = appendPad2(append(b, ':'), minute)
-	end := m
+	end, sec := m, -1
 	if s.ascii(m) == ':' {
 		if e := s.digits(m + 1); e-(m+1) == 2 {
-			if sec := s.atoi(m+1, e); sec <= 59 {
-				b = appendPad2(append(b, ':'), sec)
+			if sec = s.atoi(m+1, e); sec <= 59 {
 				end = e
 			}
 		}
 	}
-	s.buf = b
-	return token{start: i, end: end, canon: s.intern(b, i), kind: kTime}, true
+	var canon ref
+	if fast && k-i == 2 && end <= s.inPlace {
+		canon = ref{int32(i), int32(end - i)} // HH:MM as written, as intern would find
+	} else {
+		b := appendPad2(s.buf[:0], hour)
+		b = appendPad2(append(b, ':'), minute)
+		if end > m {
+			b = appendPad2(append(b, ':'), sec)
+		}
+		s.buf = b
+		canon = s.intern(b, i)
+	}
+	*t = token{start: i, end: end, canon: canon, kind: kTime}
+	return true
 }
 
 func pad2(n int) string {
@@ -821,27 +845,30 @@ func pad2(n int) string {
 
 // intlPhone reads an international phone number: '+', then groups of digits
 // separated by single spaces or hyphens, 7 to 15 digits in all (E.164). It
-// returns where the number ends.
+// returns where the number ends. It reads the bytes itself, up to the rune
+// after the last group it looked at, as digits and ascii would.
 func (s *scanner) intlPhone(i int) (end int, ok bool) {
 	const maxDigits = 15
-	k := s.digits(i + 1)
-	total := k - (i + 1)
-	if total > maxDigits {
-		return 0, false
-	}
-	end = k
+	t := s.t
+	total, g := 0, i+1 // g: where the group being read ends
 	for {
-		sep := s.ascii(end)
-		if sep != ' ' && sep != '-' {
+		j := g // the group starts at j
+		for g < len(t) && t[g]-'0' < 10 {
+			g++
+		}
+		n := g - j
+		if total > 0 && (n == 0 || n > 4) || total+n > maxDigits {
 			break
 		}
-		g := s.digits(end + 1)
-		n := g - (end + 1)
-		if n == 0 || n > 4 || total+n > maxDigits {
+		total, end = total+n, g
+		if g >= len(t) || t[g] != ' ' && t[g] != '-' {
 			break
 		}
-		total += n
-		end = g
+		g++
+	}
+	s.reads += g - i
+	if g >= len(t) && !s.final {
+		s.pastEnd = true
 	}
 	if total < 7 {
 		return 0, false
@@ -908,87 +935,87 @@ func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
 	return end, true
 }
 
-// phone is the phone number [i,end). Its canonical form is its digits,
-// after a '+' when it starts with one.
-func (s *scanner) phone(i, end int) token {
+// phone makes t the phone number [i,end). Its canonical form is its
+// digits, after a '+' when it starts with one.
+func (s *scanner) phone(t *token, i, end int) {
 	b := s.buf[:0]
 	if s.t[i] == '+' {
 		b = append(b, '+')
 	}
 	b = s.appendDigits(b, i, end)
 	s.buf = b
-	return token{start: i, end: end, canon: s.intern(b, i), kind: kPhone}
+	*t = token{start: i, end: end, canon: s.intern(b, i), kind: kPhone}
 }
 
-// numeric reads an integer or decimal whose first run of digits is [i,k):
-// space-grouped thousands ("10 000"), then groups after '.' or ','. The
-// shapes are settled by SPEC §3 rule 6.
-func (s *scanner) numeric(i, k int) (t token) {
+// numeric reads into t an integer or decimal whose first run of digits is
+// [i,k): space-grouped thousands ("10 000"), then groups after '.' or ','.
+// The shapes are settled by SPEC §3 rule 6.
+func (s *scanner) numeric(t *token, i, k int) {
 	intEnd, spaced := k, false // the integer part is [i,intEnd)
-	if k-i <= 3 && s.t[i] != '0' {
-		for s.ascii(intEnd) == ' ' {
+	c := s.ascii(k)            // the rune after the integer part
+	if c == ' ' && k-i <= 3 && s.t[i] != '0' {
+		for c == ' ' {
 			g := s.digits(intEnd + 1)
 			if g-(intEnd+1) != 3 {
 				break
 			}
 			intEnd, spaced = g, true
+			c = s.ascii(intEnd)
 		}
 	}
 	// Groups after decimal marks or point/comma grouping.
 	var gs groups
 	end := intEnd
-	for {
-		c := s.ascii(end)
-		if c != '.' && c != ',' || !isDigit(s.ascii(end+1)) {
-			break
-		}
+	for (c == '.' || c == ',') && isDigit(s.ascii(end+1)) {
 		g := s.digits(end + 1)
 		gs.add(group{sep: c, start: end + 1, end: g})
 		end = g
+		c = s.ascii(end)
 	}
-	t.start, t.end = i, end
+	kind := kInteger
+	var canon ref
 	if end == k {
-		t.canon, t.kind = s.digitString(i, k), kInteger
-		return t
-	}
-	b := s.appendDigits(s.buf[:0], i, intEnd) // the integer part
-	// Only an integer part of up to three digits, not starting with 0,
-	// can be followed by groups of thousands; when spaced it was not.
-	short := !spaced && k-i <= 3 && s.t[i] != '0'
-	switch {
-	case gs.n == 0:
-		t.kind = kGrouped
-	case gs.n == 1 && spaced:
-		b, t.kind = s.appendDecimal(b, gs.first), kDecimal
-	case gs.n == 1:
-		if gs.first.len() == 3 && short {
-			// "1,000" and "1.000": one thousand, or one with three decimals.
-			b, t.kind = s.appendShape(b, intEnd, end), kAmbiguous
-		} else {
-			b, t.kind = s.appendDecimal(b, gs.first), kDecimal
-		}
-	case spaced:
-		b, t.kind = s.appendShape(b, intEnd, end), kAmbiguous
-	default:
-		// Two or more groups: thousands grouping ("181,674,817"),
-		// grouping with a decimal part in the other mark ("1,234.56",
-		// "1.234,5"), or else a shape that only the same shape grounds.
-		switch sep, last := gs.first.sep, gs.last; {
-		case short && gs.thousands && last.sep == sep && last.len() == 3:
-			b, t.kind = s.appendDigits(b, intEnd, end), kGrouped
-		case short && gs.thousands && last.sep != sep:
-			b, t.kind = s.appendDecimal(s.appendDigits(b, intEnd, last.start), last), kDecimal
-		default:
-			b, t.kind = s.appendShape(b, intEnd, end), kAmbiguous
-		}
-	}
-	s.buf = b
-	if spaced {
-		t.canon = s.keep(b) // never spelled so: the text has spaces
+		canon = s.digitString(i, k) // most numbers
 	} else {
-		t.canon = s.intern(b, i)
+		b := s.appendDigits(s.buf[:0], i, intEnd) // the integer part
+		// Only an integer part of up to three digits, not starting with 0,
+		// can be followed by groups of thousands; when spaced it was not.
+		short := !spaced && k-i <= 3 && s.t[i] != '0'
+		switch {
+		case gs.n == 0:
+			kind = kGrouped
+		case gs.n == 1 && spaced:
+			b, kind = s.appendDecimal(b, gs.first), kDecimal
+		case gs.n == 1:
+			if gs.first.len() == 3 && short {
+				// "1,000" and "1.000": one thousand, or one with three decimals.
+				b, kind = s.appendShape(b, intEnd, end), kAmbiguous
+			} else {
+				b, kind = s.appendDecimal(b, gs.first), kDecimal
+			}
+		case spaced:
+			b, kind = s.appendShape(b, intEnd, end), kAmbiguous
+		default:
+			// Two or more groups: thousands grouping ("181,674,817"),
+			// grouping with a decimal part in the other mark ("1,234.56",
+			// "1.234,5"), or else a shape that only the same shape grounds.
+			switch sep, last := gs.first.sep, gs.last; {
+			case short && gs.thousands && last.sep == sep && last.len() == 3:
+				b, kind = s.appendDigits(b, intEnd, end), kGrouped
+			case short && gs.thousands && last.sep != sep:
+				b, kind = s.appendDecimal(s.appendDigits(b, intEnd, last.start), last), kDecimal
+			default:
+				b, kind = s.appendShape(b, intEnd, end), kAmbiguous
+			}
+		}
+		s.buf = b
+		if spaced {
+			canon = s.keep(b) // never spelled so: the text has spaces
+		} else {
+			canon = s.intern(b, i)
+		}
 	}
-	return t
+	*t = token{start: i, end: end, canon: canon, kind: kind}
 }
 
 // group is a run of digits after a '.' or ',' in a number.
@@ -1073,6 +1100,14 @@ func appendPad2(b []byte, n int) []byte {
 // intern returns b as a ref into the original text when the text spells b
 // from folded byte i on (so most canonical forms cost nothing), else into canons.
 func (s *scanner) intern(b []byte, i int) ref {
+	if q := i + len(b); fast && q <= s.inPlace {
+		// Most: the bytes up to q stand in the original as they are, so
+		// the original spells b from i on when the folded text does.
+		if s.t[i:q] == string(b) {
+			return ref{int32(i), int32(len(b))}
+		}
+		return s.keep(b)
+	}
 	if src := s.f.src; src != "" && i < len(s.t) {
 		p, _ := s.f.place(i)
 		if q := p + len(b); q <= len(src) && src[p:q] == string(b) {
