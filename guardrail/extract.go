@@ -629,19 +629,21 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 
 // integers reads the integers from i, where a run of digits starts, and
 // appends them to s.toks, as long as one follows the last (after a space):
-// the plain integers and those grouped with spaces ("10 000"). A run of
-// digits is a plain integer when the one or two runes after it (and, after
-// a space, the length of the next run of digits) rule out every other
-// reading in shapes: no list marker, date, range, ordinal, quarter, day of
-// a month, time, phone number, grouping, decimals, percent, scale, unit or
-// period can follow. That is the common case of a number, and most of a
-// list of numbers, decided without the tests of each shape. integers
-// returns the run of digits [j,k) that is neither, or k == j when no run
-// of digits follows the last integer; open when the integer at j looked
-// past the end of a text that may grow.
+// the plain integers, those grouped with spaces ("10 000"), and those that
+// only a quantity may follow ("399 kr", "5TB", "20 %"). A run of digits is
+// a plain integer when the one or two runes after it (and, after a space,
+// the length of the next run of digits) rule out every other reading in
+// shapes: no list marker, date, range, ordinal, quarter, day of a month,
+// time, phone number, grouping, decimals, percent, scale, unit or period
+// can follow. That is the common case of a number, and most of a list of
+// numbers, decided without the tests of each shape; when they rule out
+// all but what quantity reads, shapes would read an integer and call
+// quantity, as integers does. integers returns the run of digits [j,k)
+// that is none of these, or k == j when no run of digits follows the last
+// integer; open when the integer at j looked past the end of a text that
+// may grow.
 func (s *scanner) integers(i int) (j, k int, open bool) {
 	r, n := s.t, len(s.t)
-	var t token
 	for i < n && r[i]-'0' < 10 {
 		spaced := false
 		k := i + 1
@@ -656,12 +658,20 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			return i, k, false
 		}
 		if c != ' ' {
-			if afterRun[c]&endsRun == 0 {
-				return i, k, false
+			if f := afterRun[c]; f&endsRun == 0 {
+				if f&quantityRuns == 0 {
+					return i, k, false
+				}
+				goto quantified
 			}
 		} else if f := afterRun[d]; f&spaceEndsRun == 0 {
 			if f&isDigitRune == 0 {
-				return i, k, false // percent, range, day and month, unit, scale, period
+				// A range ("2007 - 08"), a day and month ("3 May"), or
+				// else what quantity reads (percent, unit, scale, period).
+				if k-i == 4 && (d == '-' || d == '/') || k-i <= 2 && mayStartMonth(rune(d)) {
+					return i, k, false
+				}
+				goto quantified
 			}
 			if k-i <= 3 && r[i] != '0' {
 				// "10 000" when a group of three digits (or a run
@@ -671,37 +681,62 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				for e < n && r[e]-'0' < 10 {
 					e++
 				}
-				spaced = e == n || e-(k+1) == 3
+				if spaced = e == n || e-(k+1) == 3; spaced {
+					goto quantified
+				}
 			}
 		}
-		if spaced {
-			s.reads += k - i + 1
-			s.pastEnd = false
-			s.numeric(&t, i, k)
-			s.quantity(&t, s.prefix)
-			if s.pastEnd {
-				return i, i, true
-			}
+		s.reads += k - i + 2
+		if k <= s.inPlace {
+			s.toks = append(s.toks, token{start: i, end: k, canon: ref{int32(i), int32(k - i)}, kind: kInteger}) // as digitString does, without a call
 		} else {
-			s.reads += k - i + 2
-			canon := ref{int32(i), int32(k - i)} // as digitString does, without a call
-			if k > s.inPlace {
-				canon = s.digitString(i, k)
-			}
-			t.set(i, k, canon, kInteger)
+			s.toks = append(s.toks, token{start: i, end: k, canon: s.digitString(i, k), kind: kInteger})
 		}
-		s.toks = append(s.toks, t)
-		if i = t.end; i < n && r[i] == ' ' {
+		goto next
+	quantified:
+		if k, open = s.quantified(i, k, spaced); open {
+			return i, i, true
+		}
+	next:
+		if i = k; i < n && r[i] == ' ' {
 			i++ // read with it
 		}
 	}
 	return i, i, false
 }
 
+// quantified reads for integers the number whose first run of digits is
+// [i,k), grouped with spaces or else an integer, and what quantity reads
+// after it, as shapes would. It returns where the number ends, or open
+// when it looked past the end of a text that may grow. (It keeps the
+// token and the calls out of integers' loop, whose values then stay in
+// registers.)
+func (s *scanner) quantified(i, k int, spaced bool) (end int, open bool) {
+	var t token
+	s.reads += k - i + 1
+	s.pastEnd = false
+	if spaced {
+		s.numeric(&t, i, k)
+	} else {
+		t.set(i, k, s.digitString(i, k), kInteger) // as numeric would
+	}
+	s.quantity(&t, s.prefix)
+	if s.pastEnd {
+		return i, true
+	}
+	s.toks = append(s.toks, t)
+	return t.end, false
+}
+
 // afterRun marks the ASCII runes that end a plain integer right after its
-// digits (endsRun), or after a space after it (spaceEndsRun), and the
-// digits.
+// digits (endsRun), or after a space after it (spaceEndsRun); those after
+// which shapes reads nothing but an integer and what quantity reads
+// (quantityRuns); and the digits. Only integers reads it, a fast path: the
+// WASM guard leaves it empty, without the code that fills it.
 var afterRun = func() (t [0x80]uint8) {
+	if !fast {
+		return t
+	}
 	for c := range rune(0x80) {
 		// Ending an integer right after its digits with nothing read
 		// with it: not a letter or digit, no decimal mark, time or
@@ -714,6 +749,14 @@ var afterRun = func() (t [0x80]uint8) {
 		if !isAlnum(c) && !followsSpace[c] && c != '-' && c != '/' {
 			t[c] |= spaceEndsRun
 		}
+		// Right after the digits: none of the runes that start a shape
+		// other than a plain number in shapes (a list marker, date, range,
+		// ordinal suffix, quarter, time, phone number, grouping or
+		// decimals).
+		if !isDigit(c) && c != ' ' && c != '.' && c != ',' && c != ')' && c != '-' && c != '/' && c != ':' &&
+			c != 'Q' && c != 'q' && !ordinalSuffixes.starts(c) {
+			t[c] |= quantityRuns
+		}
 		if isDigit(c) {
 			t[c] |= isDigitRune
 		}
@@ -724,6 +767,7 @@ var afterRun = func() (t [0x80]uint8) {
 const (
 	endsRun = 1 << iota
 	spaceEndsRun
+	quantityRuns
 	isDigitRune
 )
 
