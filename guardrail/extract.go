@@ -993,13 +993,22 @@ func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
 // phone makes t the phone number [i,end). Its canonical form is its
 // digits, after a '+' when it starts with one.
 func (s *scanner) phone(t *token, i, end int) {
-	b := s.buf[:0]
+	// It is written after the end of canons, where keep would copy it,
+	// and kept there unless the text spells it.
+	at := s.grow(end - i)
+	b := s.canons
 	if s.t[i] == '+' {
 		b = append(b, '+')
 	}
 	b = s.appendDigits(b, i, end)
-	s.buf = b
-	t.set(i, end, s.intern(b, i), kPhone)
+	var canon ref
+	if fast && len(b)-at != end-i {
+		// A space or hyphen separates the digits: not as written.
+		s.canons, canon = b, ref{^int32(at), int32(len(b) - at)}
+	} else {
+		canon = s.intern(b[at:], i)
+	}
+	t.set(i, end, canon, kPhone)
 }
 
 // numeric reads into t an integer or decimal whose first run of digits is
@@ -1130,6 +1139,18 @@ func (s *scanner) appendDecimal(b []byte, g group) []byte {
 
 // appendDigits appends the digits among bytes [i,j) to b.
 func (s *scanner) appendDigits(b []byte, i, j int) []byte {
+	if n := len(b); fast && n+j-i <= cap(b) {
+		// Room for every byte (as most often): each is written, and
+		// moved past when a digit, with no test for room.
+		b = b[:n+j-i]
+		for _, c := range []byte(s.t[i:j]) {
+			b[n] = c
+			if c-'0' < 10 {
+				n++
+			}
+		}
+		return b[:n]
+	}
 	for _, c := range []byte(s.t[i:j]) {
 		if c-'0' < 10 {
 			b = append(b, c)
@@ -1172,7 +1193,8 @@ func (s *scanner) intern(b []byte, i int) ref {
 	return s.keep(b)
 }
 
-// keep writes b to canons and returns its ref. str makes the strings of
+// keep writes b to canons and returns its ref (b may stand after the end
+// of canons already, where grow made room for it). str makes the strings of
 // the numbers filled over canons in place (unsafe.String, as a
 // strings.Builder does), so bytes once in canons are never written again:
 // canons is only appended to, a full one is replaced by a larger one, and
@@ -1183,14 +1205,23 @@ func (s *scanner) intern(b []byte, i int) ref {
 // The few canonical forms made as strings are kept as []byte(…), a copy on
 // the stack for most.
 func (s *scanner) keep(b []byte) ref {
+	n := s.grow(len(b))
+	s.canons = append(s.canons, b...)
+	return ref{^int32(n), int32(len(b))}
+}
+
+// grow makes room in canons for m more bytes, as keep needs for a form of
+// m bytes, and returns the length of canons: where they go. (Bytes written
+// there, past the length, are in canons only once it is extended over
+// them.)
+func (s *scanner) grow(m int) int {
 	n := len(s.canons)
-	if n+len(b) > cap(s.canons) {
-		c := make([]byte, n, max(2*cap(s.canons), n+len(b), min(s.room, len(s.t)), 16))
+	if n+m > cap(s.canons) {
+		c := make([]byte, n, max(2*cap(s.canons), n+m, min(s.room, len(s.t)), 16))
 		copy(c, s.canons)
 		s.canons = c
 	}
-	s.canons = append(s.canons, b...)
-	return ref{^int32(n), int32(len(b))}
+	return n
 }
 
 // decimal is the canonical form of a decimal: '.' as the mark, trailing
