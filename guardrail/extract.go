@@ -627,29 +627,29 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 	return t.end, true
 }
 
-// integers reads the integers from i, where a run of digits starts, and
+// integers reads the numbers from i, where a run of digits starts, and
 // appends them to s.toks, as long as one follows the last (after a space):
-// the plain integers, those grouped with spaces ("10 000"), and those that
-// only a quantity may follow ("399 kr", "5TB", "20 %"). A run of digits is
-// a plain integer when the one or two runes after it (and, after a space,
-// the length of the next run of digits) rule out every other reading in
+// the plain integers, those grouped with spaces ("10 000"), the decimals
+// and grouped numbers ("12,5", "181,674,817"), and those that only a
+// quantity may follow ("399 kr", "20 %", "5TB"). A run of digits is a plain
+// integer when the one or two runes after it (and, after a space, the
+// length of the next run of digits) rule out every other reading in
 // shapes: no list marker, date, range, ordinal, quarter, day of a month,
 // time, phone number, grouping, decimals, percent, scale, unit or period
 // can follow. That is the common case of a number, and most of a list of
-// numbers, decided without the tests of each shape; when they rule out
-// all but what quantity reads, shapes would read an integer and call
-// quantity, as integers does. integers returns the run of digits [j,k)
-// that is none of these, or k == j when no run of digits follows the last
-// integer; open when the integer at j looked past the end of a text that
-// may grow.
+// numbers, decided without the tests of each shape; when they rule out all
+// but numeric and quantity, integers calls those as shapes would. It
+// returns the run of digits [j,k) that is none of these, for scan to read,
+// or k == j when no run of digits follows the last number; open when the
+// number at j looked past the end of a text that may grow.
 func (s *scanner) integers(i int) (j, k int, open bool) {
 	r, n := s.t, len(s.t)
 	for i < n && r[i]-'0' < 10 {
-		spaced := false
-		k := i + 1
-		for k < n && r[k]-'0' < 10 {
-			k++
+		for k = i + 1; k < n && r[k]-'0' < 10; k++ {
 		}
+	run: // [i,k) is a run of digits
+		e := 0           // the end of the run of digits after a space after it, when read
+		grouped := false // grouping or decimals follow: numeric reads them
 		if k+1 >= n || r[i] == '0' && k-i >= 2 && k-i <= 4 {
 			return i, k, false // near the end, or maybe a phone number
 		}
@@ -659,10 +659,17 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		}
 		if c != ' ' {
 			if f := afterRun[c]; f&endsRun == 0 {
-				if f&quantityRuns == 0 {
-					return i, k, false
+				if f&quantityRuns != 0 {
+					goto quantified
 				}
-				goto quantified
+				// Decimals or grouping ("12,5", "181,674,817"), which
+				// only numeric reads in shapes, unless a date may follow
+				// ("2025.12.31").
+				if (c == ',' || c == '.' && k-i != 4) && d-'0' < 10 {
+					grouped = true
+					goto quantified
+				}
+				return i, k, false
 			}
 		} else if f := afterRun[d]; f&spaceEndsRun == 0 {
 			if f&isDigitRune == 0 {
@@ -677,11 +684,9 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				// "10 000" when a group of three digits (or a run
 				// at the end of the text) follows: none of the other
 				// shapes, but grouping starts so.
-				e := k + 2
-				for e < n && r[e]-'0' < 10 {
-					e++
+				for e = k + 2; e < n && r[e]-'0' < 10; e++ {
 				}
-				if spaced = e == n || e-(k+1) == 3; spaced {
+				if grouped = e == n || e-(k+1) == 3; grouped {
 					goto quantified
 				}
 			}
@@ -692,9 +697,13 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		} else {
 			s.toks = append(s.toks, token{start: i, end: k, canon: s.digitString(i, k), kind: kInteger})
 		}
+		if e > 0 {
+			i, k = k+1, e // the run after the space, read already
+			goto run
+		}
 		goto next
 	quantified:
-		if k, open = s.quantified(i, k, spaced); open {
+		if k, open = s.quantified(i, k, grouped); open {
 			return i, i, true
 		}
 	next:
@@ -706,16 +715,16 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 }
 
 // quantified reads for integers the number whose first run of digits is
-// [i,k), grouped with spaces or else an integer, and what quantity reads
-// after it, as shapes would. It returns where the number ends, or open
-// when it looked past the end of a text that may grow. (It keeps the
-// token and the calls out of integers' loop, whose values then stay in
-// registers.)
-func (s *scanner) quantified(i, k int, spaced bool) (end int, open bool) {
+// [i,k), with its grouping or decimals (numeric reads them) or else an
+// integer, and what quantity reads after it, as shapes would. It returns
+// where the number ends, or open when it looked past the end of a text
+// that may grow. (It keeps the token and the calls out of integers' loop,
+// whose values then stay in registers.)
+func (s *scanner) quantified(i, k int, grouped bool) (end int, open bool) {
 	var t token
 	s.reads += k - i + 1
 	s.pastEnd = false
-	if spaced {
+	if grouped {
 		s.numeric(&t, i, k)
 	} else {
 		t.set(i, k, s.digitString(i, k), kInteger) // as numeric would
