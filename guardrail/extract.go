@@ -1082,8 +1082,10 @@ func (s *scanner) numeric(t *token, i, k int) {
 			}
 		}
 		s.buf = b
-		if spaced {
-			canon = s.keep(b) // never spelled so: the text has spaces
+		if spaced || fast && len(b) > k-i && b[k-i] != s.t[k] {
+			// Never spelled so: the text has spaces, or another byte
+			// after the integer part ("12,5" is "12.5").
+			canon = s.keep(b)
 		} else {
 			canon = s.intern(b, i)
 		}
