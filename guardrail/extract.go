@@ -1036,6 +1036,9 @@ func (s *scanner) numeric(t *token, i, k int) {
 			c = s.ascii(intEnd)
 		}
 	}
+	if fast && !spaced && s.oneGroup(t, i, k, c) {
+		return
+	}
 	// Groups after decimal marks or point/comma grouping.
 	var gs groups
 	end := intEnd
@@ -1091,6 +1094,48 @@ func (s *scanner) numeric(t *token, i, k int) {
 		}
 	}
 	t.set(i, end, canon, kind)
+}
+
+// oneGroup reads for numeric, sooner, the most common number with a mark
+// after its integer part [i,k): one group of digits after the mark c, and
+// no more ("12,5", "99.9", "1,000"). Its canonical form is the number up
+// to its last digit not a trailing zero of a decimal, with the canonical
+// mark, which is often the one written. oneGroup reads what numeric would;
+// with any other number (or one that stands in the text as written but
+// not in place) it returns false, and numeric reads it again.
+func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
+	if c != '.' && c != ',' || !isDigit(s.ascii(k+1)) {
+		return false
+	}
+	g := s.digits(k + 1) // the group is [k+1,g)
+	if m := s.ascii(g); (m == '.' || m == ',') && isDigit(s.ascii(g+1)) {
+		return false // more groups
+	}
+	kind, mark, end := kDecimal, byte('.'), g // the canonical form: [i,end) with mark at k
+	if g-k == 4 && k-i <= 3 && s.t[i] != '0' {
+		kind, mark = kAmbiguous, ',' // "1,000" and "1.000": see numeric
+	} else {
+		for end > k+1 && s.t[end-1] == '0' {
+			end-- // trailing zeros dropped
+		}
+		if end == k+1 {
+			end, mark = k, byte(c) // no decimals left: the integer
+		}
+	}
+	var canon ref
+	if mark == byte(c) { // as written
+		if end > s.inPlace {
+			return false
+		}
+		canon = ref{int32(i), int32(end - i)}
+	} else {
+		n := s.grow(end - i)
+		b := append(s.canons, s.t[i:end]...)
+		b[n+k-i] = mark
+		s.canons, canon = b, ref{^int32(n), int32(end - i)}
+	}
+	t.set(i, g, canon, kind)
+	return true
 }
 
 // group is a run of digits after a '.' or ',' in a number.
