@@ -1109,7 +1109,7 @@ func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
 	}
 	g := s.digits(k + 1) // the group is [k+1,g)
 	if m := s.ascii(g); (m == '.' || m == ',') && isDigit(s.ascii(g+1)) {
-		return false // more groups
+		return s.thousands(t, i, k, c, g) // more groups
 	}
 	kind, mark, end := kDecimal, byte('.'), g // the canonical form: [i,end) with mark at k
 	if g-k == 4 && k-i <= 3 && s.t[i] != '0' {
@@ -1135,6 +1135,59 @@ func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
 		s.canons, canon = b, ref{^int32(n), int32(end - i)}
 	}
 	t.set(i, g, canon, kind)
+	return true
+}
+
+// thousands reads for oneGroup, sooner than numeric, a number grouped in
+// thousands with one mark throughout ("181,674,817", "1.000.000"), or with
+// a decimal part after the other mark ("1,234.56"): an integer part [i,k)
+// of up to three digits, not starting with 0, then groups of three digits
+// each after the mark c, the first [k+1,g), and another group after it.
+// Its canonical form is its digits, with the decimals after a '.' (see
+// numeric). It reads what numeric would; with any other number it returns
+// false.
+func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
+	if k-i > 3 || s.t[i] == '0' || g-k != 4 {
+		return false
+	}
+	kind, end := kGrouped, g // the decimals are [g+1,end)
+	for {
+		m := s.ascii(g)
+		if m != '.' && m != ',' || !isDigit(s.ascii(g+1)) {
+			end = g
+			break
+		}
+		e := s.digits(g + 1)
+		if m == c && e-g == 4 {
+			g = e
+			continue
+		}
+		if m == c {
+			return false
+		}
+		// After the other mark: decimals, when no group follows.
+		if m := s.ascii(e); (m == '.' || m == ',') && isDigit(s.ascii(e+1)) {
+			return false
+		}
+		kind, end = kDecimal, e
+		break
+	}
+	n := s.grow(end - i)
+	b := append(s.canons, s.t[i:k]...)
+	for p := k + 1; p < g; p += 4 {
+		b = append(b, s.t[p], s.t[p+1], s.t[p+2])
+	}
+	if kind == kDecimal {
+		e := end
+		for e > g+1 && s.t[e-1] == '0' {
+			e-- // trailing zeros dropped
+		}
+		if e > g+1 {
+			b = append(append(b, '.'), s.t[g+1:e]...)
+		}
+	}
+	s.canons = b
+	t.set(i, end, ref{^int32(n), int32(len(b) - n)}, kind)
 	return true
 }
 
