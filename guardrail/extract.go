@@ -1036,8 +1036,14 @@ func (s *scanner) numeric(t *token, i, k int) {
 			c = s.ascii(intEnd)
 		}
 	}
-	if fast && !spaced && s.oneGroup(t, i, k, c) {
-		return
+	if fast {
+		if !spaced && s.oneGroup(t, i, k, c) {
+			return
+		}
+		if spaced && c != '.' && c != ',' { // "10 000": its digits
+			t.set(i, intEnd, s.keepGroups(i, k, intEnd), kGrouped)
+			return
+		}
 	}
 	// Groups after decimal marks or point/comma grouping.
 	var gs groups
@@ -1172,23 +1178,33 @@ func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
 		kind, end = kDecimal, e
 		break
 	}
-	n := s.grow(end - i)
-	b := append(s.canons, s.t[i:k]...)
-	for p := k + 1; p < g; p += 4 {
-		b = append(b, s.t[p], s.t[p+1], s.t[p+2])
-	}
+	s.grow(end - i) // room for the decimals too
+	canon := s.keepGroups(i, k, g)
 	if kind == kDecimal {
 		e := end
 		for e > g+1 && s.t[e-1] == '0' {
 			e-- // trailing zeros dropped
 		}
 		if e > g+1 {
-			b = append(append(b, '.'), s.t[g+1:e]...)
+			// Kept right after the digits, where canons ends.
+			s.canons = append(append(s.canons, '.'), s.t[g+1:e]...)
+			canon.n += int32(e - g)
 		}
 	}
-	s.canons = b
-	t.set(i, end, ref{^int32(n), int32(len(b) - n)}, kind)
+	t.set(i, end, canon, kind)
 	return true
+}
+
+// keepGroups keeps the digits of [i,g), a number grouped in thousands: the
+// integer part [i,k), then groups of three digits, each after one byte.
+func (s *scanner) keepGroups(i, k, g int) ref {
+	n := s.grow(g - i)
+	b := append(s.canons, s.t[i:k]...)
+	for p := k + 1; p < g; p += 4 {
+		b = append(b, s.t[p], s.t[p+1], s.t[p+2])
+	}
+	s.canons = b
+	return ref{^int32(n), int32(len(b) - n)}
 }
 
 // group is a run of digits after a '.' or ',' in a number.
