@@ -580,7 +580,9 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 			return t.end, true
 		}
 	}
-	if ordinalSuffixes.starts(c) {
+	// An ordinal suffix; not ":a" or ":e" when a digit follows the ':' (as
+	// ordinalSuffix would find, reading it).
+	if ordinalSuffixes.starts(c) && (c != ':' || !isDigit(s.ascii(k+1))) {
 		if e, ok := s.ordinalSuffix(k); ok && n <= 4 && first != '0' {
 			if n <= 2 {
 				if d, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
@@ -1199,7 +1201,10 @@ func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
 // integer part [i,k), then groups of three digits, each after one byte.
 func (s *scanner) keepGroups(i, k, g int) ref {
 	n := s.grow(g - i)
-	b := append(s.canons, s.t[i:k]...)
+	b := s.canons
+	for p := i; p < k; p++ { // one to three digits: no copy called
+		b = append(b, s.t[p])
+	}
 	for p := k + 1; p < g; p += 4 {
 		b = append(b, s.t[p], s.t[p+1], s.t[p+2])
 	}
