@@ -629,7 +629,7 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 	return t.end, true
 }
 
-// integers reads the numbers from i, where a run of digits starts, and
+// integers reads the numbers from i, where a digit is, and
 // appends them to s.toks, as long as one follows the last (after a space):
 // the plain integers, those grouped with spaces ("10 000"), the decimals
 // and grouped numbers ("12,5", "181,674,817"), and those that only a
@@ -646,7 +646,7 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 // number at j looked past the end of a text that may grow.
 func (s *scanner) integers(i int) (j, k int, open bool) {
 	r, n := s.t, len(s.t)
-	for i < n && r[i]-'0' < 10 {
+	for { // at a digit
 		for k = i + 1; k < n && r[k]-'0' < 10; k++ {
 		}
 	run: // [i,k) is a run of digits
@@ -712,8 +712,10 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		if i = k; i < n && r[i] == ' ' {
 			i++ // read with it
 		}
+		if i >= n || r[i]-'0' >= 10 {
+			return i, i, false
+		}
 	}
-	return i, i, false
 }
 
 // quantified reads for integers the number whose first run of digits is
