@@ -731,7 +731,11 @@ func (s *scanner) quantified(i, k int, grouped bool) (end int, open bool) {
 	if grouped {
 		s.numeric(&t, i, k)
 	} else {
-		t.set(i, k, s.digitString(i, k), kInteger) // as numeric would
+		canon := ref{int32(i), int32(k - i)} // as digitString does, without a call
+		if k > s.inPlace {
+			canon = s.digitString(i, k)
+		}
+		t.set(i, k, canon, kInteger) // as numeric would
 	}
 	s.quantity(&t, s.prefix)
 	if s.pastEnd {
@@ -1006,22 +1010,19 @@ func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
 // phone makes t the phone number [i,end). Its canonical form is its
 // digits, after a '+' when it starts with one.
 func (s *scanner) phone(t *token, i, end int) {
-	// It is written after the end of canons, where keep would copy it,
-	// and kept there unless the text spells it.
-	at := s.grow(end - i)
-	b := s.canons
+	b := s.buf[:0]
 	if s.t[i] == '+' {
 		b = append(b, '+')
 	}
 	b = s.appendDigits(b, i, end)
-	var canon ref
-	if fast && len(b)-at != end-i {
-		// A space or hyphen separates the digits: not as written.
-		s.canons, canon = b, ref{^int32(at), int32(len(b) - at)}
-	} else {
-		canon = s.intern(b[at:], i)
+	s.buf = b
+	if fast && len(b) != end-i {
+		// A space or hyphen separates the digits: the text does not
+		// spell the form.
+		t.set(i, end, s.keep(b), kPhone)
+		return
 	}
-	t.set(i, end, canon, kPhone)
+	t.set(i, end, s.intern(b, i), kPhone)
 }
 
 // numeric reads into t an integer or decimal whose first run of digits is
@@ -1045,7 +1046,7 @@ func (s *scanner) numeric(t *token, i, k int) {
 			return
 		}
 		if spaced && c != '.' && c != ',' { // "10 000": its digits
-			t.set(i, intEnd, s.keepGroups(i, k, intEnd), kGrouped)
+			t.set(i, intEnd, s.keepGroups(i, k, intEnd, 0), kGrouped)
 			return
 		}
 	}
@@ -1182,27 +1183,26 @@ func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
 		kind, end = kDecimal, e
 		break
 	}
-	s.grow(end - i) // room for the decimals too
-	canon := s.keepGroups(i, k, g)
+	e := g // the decimals kept are [g+1,e)
 	if kind == kDecimal {
-		e := end
-		for e > g+1 && s.t[e-1] == '0' {
-			e-- // trailing zeros dropped
+		for e = end; e > g+1 && s.t[e-1] == '0'; e-- { // trailing zeros dropped
 		}
-		if e > g+1 {
-			// Kept right after the digits, where canons ends.
-			s.canons = append(append(s.canons, '.'), s.t[g+1:e]...)
-			canon.n += int32(e - g)
-		}
+	}
+	canon := s.keepGroups(i, k, g, max(e-g, 0))
+	if e > g+1 {
+		// Kept right after the digits, where canons ends.
+		s.canons = append(append(s.canons, '.'), s.t[g+1:e]...)
+		canon.n += int32(e - g)
 	}
 	t.set(i, end, canon, kind)
 	return true
 }
 
 // keepGroups keeps the digits of [i,g), a number grouped in thousands: the
-// integer part [i,k), then groups of three digits, each after one byte.
-func (s *scanner) keepGroups(i, k, g int) ref {
-	n := s.grow(g - i)
+// integer part [i,k), then groups of three digits, each after one byte;
+// with room for more bytes after them, kept next.
+func (s *scanner) keepGroups(i, k, g, more int) ref {
+	n := s.grow(k - i + (g-k)/4*3 + more)
 	b := s.canons
 	for p := i; p < k; p++ { // one to three digits: no copy called
 		b = append(b, s.t[p])
