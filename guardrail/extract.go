@@ -1161,7 +1161,7 @@ func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
 	if k-i > 3 || s.t[i] == '0' || g-k != 4 {
 		return false
 	}
-	kind, end := kGrouped, g // the decimals are [g+1,end)
+	kind, end := kGrouped, g // the number is [i,end)
 	for {
 		m := s.ascii(g)
 		if m != '.' && m != ',' || !isDigit(s.ascii(g+1)) {
@@ -1183,13 +1183,16 @@ func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
 		kind, end = kDecimal, e
 		break
 	}
-	e := g // the decimals kept are [g+1,e)
+	e, more := g, 0 // the decimals kept are [g+1,e), more bytes with the '.'
 	if kind == kDecimal {
 		for e = end; e > g+1 && s.t[e-1] == '0'; e-- { // trailing zeros dropped
 		}
+		if e > g+1 {
+			more = e - g
+		}
 	}
-	canon := s.keepGroups(i, k, g, max(e-g, 0))
-	if e > g+1 {
+	canon := s.keepGroups(i, k, g, more)
+	if more > 0 {
 		// Kept right after the digits, where canons ends.
 		s.canons = append(append(s.canons, '.'), s.t[g+1:e]...)
 		canon.n += int32(e - g)
@@ -1325,8 +1328,7 @@ func (s *scanner) intern(b []byte, i int) ref {
 	return s.keep(b)
 }
 
-// keep writes b to canons and returns its ref (b may stand after the end
-// of canons already, where grow made room for it). str makes the strings of
+// keep writes b to canons and returns its ref. str makes the strings of
 // the numbers filled over canons in place (unsafe.String, as a
 // strings.Builder does), so bytes once in canons are never written again:
 // canons is only appended to, a full one is replaced by a larger one, and
@@ -1343,9 +1345,10 @@ func (s *scanner) keep(b []byte) ref {
 }
 
 // grow makes room in canons for m more bytes, as keep needs for a form of
-// m bytes, and returns the length of canons: where they go. (Bytes written
-// there, past the length, are in canons only once it is extended over
-// them.)
+// m bytes, and returns the length of canons: where they go. A form written
+// there directly (past the length, so in canons only once it is extended
+// over them) must be m bytes long, so that canons grow as keep would grow
+// them: by the exact length of each form.
 func (s *scanner) grow(m int) int {
 	n := len(s.canons)
 	if n+m > cap(s.canons) {
