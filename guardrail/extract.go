@@ -647,7 +647,8 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 func (s *scanner) integers(i int) (j, k int, open bool) {
 	r, n := s.t, len(s.t)
 	for { // at a digit
-		for k = i + 1; k < n && r[k]-'0' < 10; k++ {
+		// (Compared unsigned, k needs no test of its bounds for r[k].)
+		for k = i + 1; uint(k) < uint(n) && r[k]-'0' < 10; k++ {
 		}
 	run: // [i,k) is a run of digits
 		e := 0           // the end of the run of digits after a space after it, when read
