@@ -95,6 +95,14 @@ type token struct {
 	unit, period uint8 // names[unit], names[period]
 }
 
+// set makes t the number of kind k over [start,end) with the canonical
+// form canon, and nothing more. (Zeroing t and setting these fields takes
+// fewer instructions than storing a token literal, made aside and copied.)
+func (t *token) set(start, end int, canon ref, k kind) {
+	*t = token{}
+	t.start, t.end, t.canon, t.kind = start, end, canon, k
+}
+
 // ref is a string the scanner made: n bytes at byte offset at of the
 // source text when at >= 0, else at ^at of the scan's canons; when n is -1,
 // the decimal form of at, a number below 100 (most numbers spelled out).
@@ -357,12 +365,12 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			// The other shapes, without reading the run again.
 			s.reads += k - i + 1
 			s.pastEnd = false
-			t, next, ok = s.shapes(i, k)
+			next, ok = s.shapes(&t, i, k)
 		} else if c == '+' && i+1 < n && text[i+1]-'0' < 10 {
 			// An international phone number, or nothing.
 			s.pastEnd = false
 			if next, ok = s.intlPhone(i); ok {
-				t = s.phone(i, next)
+				s.phone(&t, i, next)
 			} else {
 				next = i + 1
 			}
@@ -728,87 +736,106 @@ func (s *scanner) atLineStart(i int) bool {
 
 // number reads what starts with a digit at i, after a sign or a currency
 // (scan reads the other numbers itself).
-func (s *scanner) number(i int) (token, int, bool) {
-	return s.shapes(i, s.digits(i))
+func (s *scanner) number(i int) (t token, next int, ok bool) {
+	next, ok = s.shapes(&t, i, s.digits(i))
+	return t, next, ok
 }
 
 // shapes reads what starts with the run of digits [i,k) when it is not a
-// plain integer.
-func (s *scanner) shapes(i, k int) (token, int, bool) {
-	first := s.t[i] // a digit
+// plain integer: a number into t (ok), or formatting up to next. Every
+// shape is told first by the rune after the digits, which each would read
+// first: it is read once here, and a shape is tried only when that rune
+// and the length of the run allow it, so that a plain number costs little.
+func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
+	n, first := k-i, s.t[i] // first: a digit
+	c := s.ascii(k)
 	// A markdown ordered-list marker ("1. ", "2) ") at the start of a line
 	// is formatting, not a number.
-	if k-i <= 9 && s.atLineStart(i) {
-		if m := s.ascii(k); (m == '.' || m == ')') && isBlank(s.ascii(k+1)) {
-			return token{}, k + 1, false
+	if (c == '.' || c == ')') && n <= 9 && s.atLineStart(i) && isBlank(s.ascii(k+1)) {
+		return k + 1, false
+	}
+	if n == 4 && (c == '-' || c == '/' || c == '.' || c == ' ') {
+		if s.date(t, i, k, c) {
+			return t.end, true
+		}
+		if r, ok := s.yearRange(i, k); ok {
+			*t = r
+			return t.end, true
 		}
 	}
-	// The shapes below are each tried only when their first test (which
-	// reads nothing new) holds, so that a plain number costs little.
-	if k-i == 4 {
-		if t, ok := s.date(i, k); ok {
-			return t, t.end, true
-		}
-		if t, ok := s.yearRange(i, k); ok {
-			return t, t.end, true
+	// An ordinal suffix; not ":a" or ":e" when a digit follows the ':' (as
+	// ordinalSuffix would find, reading it).
+	if ordinalSuffixes.starts(c) && (c != ':' || !isDigit(s.ascii(k+1))) {
+		if e, ok := s.ordinalSuffix(k); ok && n <= 4 && first != '0' {
+			if n <= 2 {
+				if d, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
+					*t = d
+					return t.end, true
+				}
+			}
+			*t = s.ordinalToken(i, e, s.str(s.digitString(i, k)))
+			return t.end, true
 		}
 	}
-	if e, ok := s.ordinalSuffix(k); ok && k-i <= 4 && first != '0' {
-		if k-i <= 2 {
-			if t, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
-				return t, t.end, true
+	if n == 1 && (c == 'Q' || c == 'q') && first >= '1' && first <= '4' && !isAlnum(s.at(k+1)) {
+		t.set(i, k+1, s.keep([]byte{'Q', first}), kQuarter)
+		return k + 1, true
+	}
+	if n <= 2 {
+		switch c {
+		case ' ':
+			// A day, when a month name (or "of") may follow. (The rune
+			// after the space is read whatever the day: by numeric and
+			// quantity when not here.)
+			if mayStartMonth(s.ascii(k + 1)) {
+				if day := s.atoi(i, k); day >= 1 && day <= 31 {
+					if d, ok := s.dayMonth(i, k, day); ok {
+						*t = d
+						return t.end, true
+					}
+				}
+			}
+		case ':':
+			if s.clock(t, i, k) {
+				return t.end, true
 			}
 		}
-		t := s.ordinalToken(i, e, s.str(s.digitString(i, k)))
-		return t, t.end, true
 	}
-	if k-i == 1 && first >= '1' && first <= '4' && (s.ascii(k) == 'Q' || s.ascii(k) == 'q') && !isAlnum(s.at(k+1)) {
-		return token{start: i, end: k + 1, canon: s.keep([]byte("Q" + s.str(s.digitString(i, k)))), kind: kQuarter}, k + 1, true
-	}
-	if k-i <= 2 && s.ascii(k) == ' ' {
-		// A day, when a month name (or "of") may follow.
-		if day := s.atoi(i, k); day >= 1 && day <= 31 && mayStartMonth(s.ascii(k+1)) {
-			if t, ok := s.dayMonth(i, k, day); ok {
-				return t, t.end, true
-			}
-		}
-	}
-	if k-i <= 2 && s.ascii(k) == ':' {
-		if t, ok := s.clock(i, k); ok {
-			return t, t.end, true
-		}
-	}
-	if first == '0' && k-i >= 2 && k-i <= 4 {
+	if first == '0' && n >= 2 && n <= 4 && (c == '-' || c == ' ') {
 		if end, ok := s.nationalPhone(i, k); ok {
-			return s.phone(i, end), end, true
+			s.phone(t, i, end)
+			return end, true
 		}
 	}
-	t := s.numeric(i, k)
-	s.quantity(&t, s.prefix)
-	return t, t.end, true
+	s.numeric(t, i, k)
+	s.quantity(t, s.prefix)
+	return t.end, true
 }
 
-// integers reads the integers from i, where a run of digits starts, and
+// integers reads the numbers from i, where a digit is, and
 // appends them to s.toks, as long as one follows the last (after a space):
-// the plain integers and those grouped with spaces ("10 000"). A run of
-// digits is a plain integer when the one or two runes after it (and, after
-// a space, the length of the next run of digits) rule out every other
-// reading in shapes: no list marker, date, range, ordinal, quarter, day of
-// a month, time, phone number, grouping, decimals, percent, scale, unit or
-// period can follow. That is the common case of a number, and most of a
-// list of numbers, decided without the tests of each shape. integers
-// returns the run of digits [j,k) that is neither, or k == j when no run
-// of digits follows the last integer; open when the integer at j looked
-// past the end of a text that may grow.
+// the plain integers, those grouped with spaces ("10 000"), the decimals
+// and grouped numbers ("12,5", "181,674,817"), and those that only a
+// quantity may follow ("399 kr", "20 %", "5TB"). A run of digits is a plain
+// integer when the one or two runes after it (and, after a space, the
+// length of the next run of digits) rule out every other reading in
+// shapes: no list marker, date, range, ordinal, quarter, day of a month,
+// time, phone number, grouping, decimals, percent, scale, unit or period
+// can follow. That is the common case of a number, and most of a list of
+// numbers, decided without the tests of each shape; when they rule out all
+// but numeric and quantity, integers calls those as shapes would. It
+// returns the run of digits [j,k) that is none of these, for scan to read,
+// or k == j when no run of digits follows the last number; open when the
+// number at j looked past the end of a text that may grow.
 func (s *scanner) integers(i int) (j, k int, open bool) {
 	r, n := s.t, len(s.t)
-	var t token
-	for i < n && r[i]-'0' < 10 {
-		spaced := false
-		k := i + 1
-		for k < n && r[k]-'0' < 10 {
-			k++
+	for { // at a digit
+		// (Compared unsigned, k needs no test of its bounds for r[k].)
+		for k = i + 1; uint(k) < uint(n) && r[k]-'0' < 10; k++ {
 		}
+	run: // [i,k) is a run of digits
+		e := 0           // the end of the run of digits after a space after it, when read
+		grouped := false // grouping or decimals follow: numeric reads them
 		if k+1 >= n || r[i] == '0' && k-i >= 2 && k-i <= 4 {
 			return i, k, false // near the end, or maybe a phone number
 		}
@@ -817,53 +844,100 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			return i, k, false
 		}
 		if c != ' ' {
-			if afterRun[c]&endsRun == 0 {
+			if f := afterRun[c]; f&endsRun == 0 {
+				if f&quantityRuns != 0 {
+					goto quantified
+				}
+				// Decimals or grouping ("12,5", "181,674,817"), which
+				// only numeric reads in shapes, unless a date may follow
+				// ("2025.12.31").
+				if (c == ',' || c == '.' && k-i != 4) && d-'0' < 10 {
+					grouped = true
+					goto quantified
+				}
 				return i, k, false
 			}
 		} else if f := afterRun[d]; f&spaceEndsRun == 0 {
 			if f&isDigitRune == 0 {
-				return i, k, false // percent, range, day and month, unit, scale, period
+				// A range ("2007 - 08"), a day and month ("3 May"), or
+				// else what quantity reads (percent, unit, scale, period).
+				if k-i == 4 && (d == '-' || d == '/') || k-i <= 2 && mayStartMonth(rune(d)) {
+					return i, k, false
+				}
+				goto quantified
 			}
 			if k-i <= 3 && r[i] != '0' {
 				// "10 000" when a group of three digits (or a run
 				// at the end of the text) follows: none of the other
 				// shapes, but grouping starts so.
-				e := k + 2
-				for e < n && r[e]-'0' < 10 {
-					e++
+				for e = k + 2; e < n && r[e]-'0' < 10; e++ {
 				}
-				spaced = e == n || e-(k+1) == 3
+				if grouped = e == n || e-(k+1) == 3; grouped {
+					goto quantified
+				}
 			}
 		}
-		if spaced {
-			s.reads += k - i + 1
-			s.pastEnd = false
-			t = s.numeric(i, k)
-			s.quantity(&t, s.prefix)
-			if s.pastEnd {
-				return i, i, true
-			}
+		s.reads += k - i + 2
+		if k <= s.inPlace {
+			s.toks = append(s.toks, token{start: i, end: k, canon: ref{int32(i), int32(k - i)}, kind: kInteger}) // as digitString does, without a call
 		} else {
-			s.reads += k - i + 2
-			t = token{start: i, end: k, kind: kInteger}
-			if k <= s.inPlace {
-				t.canon = ref{int32(i), int32(k - i)} // as digitString does, without a call
-			} else {
-				t.canon = s.digitString(i, k)
-			}
+			s.toks = append(s.toks, token{start: i, end: k, canon: s.digitString(i, k), kind: kInteger})
 		}
-		s.toks = append(s.toks, t)
-		if i = t.end; i < n && r[i] == ' ' {
+		if e > 0 {
+			i, k = k+1, e // the run after the space, read already
+			goto run
+		}
+		goto next
+	quantified:
+		if k, open = s.quantified(i, k, grouped); open {
+			return i, i, true
+		}
+	next:
+		if i = k; i < n && r[i] == ' ' {
 			i++ // read with it
 		}
+		if i >= n || r[i]-'0' >= 10 {
+			return i, i, false
+		}
 	}
-	return i, i, false
+}
+
+// quantified reads for integers the number whose first run of digits is
+// [i,k), with its grouping or decimals (numeric reads them) or else an
+// integer, and what quantity reads after it, as shapes would. It returns
+// where the number ends, or open when it looked past the end of a text
+// that may grow. (It keeps the token and the calls out of integers' loop,
+// whose values then stay in registers.)
+func (s *scanner) quantified(i, k int, grouped bool) (end int, open bool) {
+	var t token
+	s.reads += k - i + 1
+	s.pastEnd = false
+	if grouped {
+		s.numeric(&t, i, k)
+	} else {
+		canon := ref{int32(i), int32(k - i)} // as digitString does, without a call
+		if k > s.inPlace {
+			canon = s.digitString(i, k)
+		}
+		t.set(i, k, canon, kInteger) // as numeric would
+	}
+	s.quantity(&t, s.prefix)
+	if s.pastEnd {
+		return i, true
+	}
+	s.toks = append(s.toks, t)
+	return t.end, false
 }
 
 // afterRun marks the ASCII runes that end a plain integer right after its
-// digits (endsRun), or after a space after it (spaceEndsRun), and the
-// digits.
+// digits (endsRun), or after a space after it (spaceEndsRun); those after
+// which shapes reads nothing but an integer and what quantity reads
+// (quantityRuns); and the digits. Only integers reads it, a fast path: the
+// WASM guard leaves it empty, without the code that fills it.
 var afterRun = func() (t [0x80]uint8) {
+	if !fast {
+		return t
+	}
 	for c := range rune(0x80) {
 		// Ending an integer right after its digits with nothing read
 		// with it: not a letter or digit, no decimal mark, time or
@@ -876,6 +950,14 @@ var afterRun = func() (t [0x80]uint8) {
 		if !isAlnum(c) && !followsSpace[c] && c != '-' && c != '/' {
 			t[c] |= spaceEndsRun
 		}
+		// Right after the digits: none of the runes that start a shape
+		// other than a plain number in shapes (a list marker, date, range,
+		// ordinal suffix, quarter, time, phone number, grouping or
+		// decimals).
+		if !isDigit(c) && c != ' ' && c != '.' && c != ',' && c != ')' && c != '-' && c != '/' && c != ':' &&
+			c != 'Q' && c != 'q' && !ordinalSuffixes.starts(c) {
+			t[c] |= quantityRuns
+		}
 		if isDigit(c) {
 			t[c] |= isDigitRune
 		}
@@ -886,12 +968,16 @@ var afterRun = func() (t [0x80]uint8) {
 const (
 	endsRun = 1 << iota
 	spaceEndsRun
+	quantityRuns
 	isDigitRune
 )
 
 // digitString returns the digits [i,k) as a string: in the original text
 // when they stand there as they are.
 func (s *scanner) digitString(i, k int) ref {
+	if fast && k <= s.inPlace { // most: no rune before k was folded (place would say so)
+		return ref{int32(i), int32(k - i)}
+	}
 	if src := s.f.src; src != "" {
 		p, _ := s.f.place(i)
 		if _, e := s.f.place(k - 1); e-p == k-i {
@@ -935,14 +1021,11 @@ func plain(k Kind) bool {
 func isBlank(c rune) bool { return c == ' ' || c == '\t' }
 
 // date reads YYYY-MM-DD, YYYY/MM/DD or YYYY.MM.DD (one separator
-// throughout, a real month and day; with '.' two digits each).
-func (s *scanner) date(i, k int) (token, bool) {
-	if k-i != 4 {
-		return token{}, false
-	}
-	sep := s.ascii(k)
+// throughout, a real month and day; with '.' two digits each) into t. The
+// year is [i,k), and sep the rune after it.
+func (s *scanner) date(t *token, i, k int, sep rune) bool {
 	if sep != '-' && sep != '/' && sep != '.' {
-		return token{}, false
+		return false
 	}
 	minDigits := 1
 	if sep == '.' {
@@ -950,49 +1033,63 @@ func (s *scanner) date(i, k int) (token, bool) {
 	}
 	m := s.digits(k + 1)
 	if m-(k+1) < minDigits || m-(k+1) > 2 || s.ascii(m) != sep {
-		return token{}, false
+		return false
 	}
 	d := s.digits(m + 1)
 	if d-(m+1) < minDigits || d-(m+1) > 2 || sep == '.' && isDigit(s.ascii(d)) {
-		return token{}, false
+		return false
 	}
 	month, day := s.atoi(k+1, m), s.atoi(m+1, d)
 	if month < 1 || month > 12 || day < 1 || day > 31 {
-		return token{}, false
+		return false
 	}
-	b := s.appendDigits(s.buf[:0], i, k)
-	b = appendPad2(append(b, '-'), month)
-	b = appendPad2(append(b, '-'), day)
-	s.buf = b
-	return token{start: i, end: d, canon: s.intern(b, i), kind: kDate}, true
+	var canon ref
+	if fast && sep == '-' && d-k == 6 && d <= s.inPlace {
+		canon = ref{int32(i), int32(d - i)} // YYYY-MM-DD as written, as intern would find
+	} else {
+		b := s.appendDigits(s.buf[:0], i, k)
+		b = appendPad2(append(b, '-'), month)
+		b = appendPad2(append(b, '-'), day)
+		s.buf = b
+		canon = s.intern(b, i)
+	}
+	t.set(i, d, canon, kDate)
+	return true
 }
 
-// clock reads a time of day, H:MM or HH:MM with an optional :SS.
-func (s *scanner) clock(i, k int) (token, bool) {
-	if k-i < 1 || k-i > 2 || s.ascii(k) != ':' {
-		return token{}, false
-	}
+// clock reads a time of day, H:MM or HH:MM with an optional :SS, into t;
+// the hour is [i,k), one or two digits before a ':'.
+func (s *scanner) clock(t *token, i, k int) bool {
 	m := s.digits(k + 1)
 	if m-(k+1) != 2 {
-		return token{}, false
+		return false
 	}
 	hour, minute := s.atoi(i, k), s.atoi(k+1, m)
 	if hour > 24 || minute > 59 {
-		return token{}, false
+		return false
 	}
-	b := appendPad2(s.buf[:0], hour)
-	b = appendPad2(append(b, ':'), minute)
-	end := m
+	end, sec := m, -1
 	if s.ascii(m) == ':' {
 		if e := s.digits(m + 1); e-(m+1) == 2 {
-			if sec := s.atoi(m+1, e); sec <= 59 {
-				b = appendPad2(append(b, ':'), sec)
+			if sec = s.atoi(m+1, e); sec <= 59 {
 				end = e
 			}
 		}
 	}
-	s.buf = b
-	return token{start: i, end: end, canon: s.intern(b, i), kind: kTime}, true
+	var canon ref
+	if fast && k-i == 2 && end <= s.inPlace {
+		canon = ref{int32(i), int32(end - i)} // HH:MM as written, as intern would find
+	} else {
+		b := appendPad2(s.buf[:0], hour)
+		b = appendPad2(append(b, ':'), minute)
+		if end > m {
+			b = appendPad2(append(b, ':'), sec)
+		}
+		s.buf = b
+		canon = s.intern(b, i)
+	}
+	t.set(i, end, canon, kTime)
+	return true
 }
 
 func pad2(n int) string {
@@ -1004,27 +1101,30 @@ func pad2(n int) string {
 
 // intlPhone reads an international phone number: '+', then groups of digits
 // separated by single spaces or hyphens, 7 to 15 digits in all (E.164). It
-// returns where the number ends.
+// returns where the number ends. It reads the bytes itself, up to the rune
+// after the last group it looked at, as digits and ascii would.
 func (s *scanner) intlPhone(i int) (end int, ok bool) {
 	const maxDigits = 15
-	k := s.digits(i + 1)
-	total := k - (i + 1)
-	if total > maxDigits {
-		return 0, false
-	}
-	end = k
+	t := s.t
+	total, g := 0, i+1 // g: where the group being read ends
 	for {
-		sep := s.ascii(end)
-		if sep != ' ' && sep != '-' {
+		j := g // the group starts at j
+		for g < len(t) && t[g]-'0' < 10 {
+			g++
+		}
+		n := g - j
+		if total > 0 && (n == 0 || n > 4) || total+n > maxDigits {
 			break
 		}
-		g := s.digits(end + 1)
-		n := g - (end + 1)
-		if n == 0 || n > 4 || total+n > maxDigits {
+		total, end = total+n, g
+		if g >= len(t) || t[g] != ' ' && t[g] != '-' {
 			break
 		}
-		total += n
-		end = g
+		g++
+	}
+	s.reads += g - i
+	if g >= len(t) && !s.final {
+		s.pastEnd = true
 	}
 	if total < 7 {
 		return 0, false
@@ -1091,87 +1191,214 @@ func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
 	return end, true
 }
 
-// phone is the phone number [i,end). Its canonical form is its digits,
-// after a '+' when it starts with one.
-func (s *scanner) phone(i, end int) token {
+// phone makes t the phone number [i,end). Its canonical form is its
+// digits, after a '+' when it starts with one.
+func (s *scanner) phone(t *token, i, end int) {
 	b := s.buf[:0]
 	if s.t[i] == '+' {
 		b = append(b, '+')
 	}
 	b = s.appendDigits(b, i, end)
 	s.buf = b
-	return token{start: i, end: end, canon: s.intern(b, i), kind: kPhone}
+	if fast && len(b) != end-i {
+		// A space or hyphen separates the digits: the text does not
+		// spell the form.
+		t.set(i, end, s.keep(b), kPhone)
+		return
+	}
+	t.set(i, end, s.intern(b, i), kPhone)
 }
 
-// numeric reads an integer or decimal whose first run of digits is [i,k):
-// space-grouped thousands ("10 000"), then groups after '.' or ','. The
-// shapes are settled by SPEC §3 rule 6.
-func (s *scanner) numeric(i, k int) (t token) {
+// numeric reads into t an integer or decimal whose first run of digits is
+// [i,k): space-grouped thousands ("10 000"), then groups after '.' or ','.
+// The shapes are settled by SPEC §3 rule 6.
+func (s *scanner) numeric(t *token, i, k int) {
 	intEnd, spaced := k, false // the integer part is [i,intEnd)
-	if k-i <= 3 && s.t[i] != '0' {
-		for s.ascii(intEnd) == ' ' {
+	c := s.ascii(k)            // the rune after the integer part
+	if c == ' ' && k-i <= 3 && s.t[i] != '0' {
+		for c == ' ' {
 			g := s.digits(intEnd + 1)
 			if g-(intEnd+1) != 3 {
 				break
 			}
 			intEnd, spaced = g, true
+			c = s.ascii(intEnd)
+		}
+	}
+	if fast {
+		if !spaced && s.oneGroup(t, i, k, c) {
+			return
+		}
+		if spaced && c != '.' && c != ',' { // "10 000": its digits
+			t.set(i, intEnd, s.keepGroups(i, k, intEnd, 0), kGrouped)
+			return
 		}
 	}
 	// Groups after decimal marks or point/comma grouping.
 	var gs groups
 	end := intEnd
-	for {
-		c := s.ascii(end)
-		if c != '.' && c != ',' || !isDigit(s.ascii(end+1)) {
-			break
-		}
+	for (c == '.' || c == ',') && isDigit(s.ascii(end+1)) {
 		g := s.digits(end + 1)
 		gs.add(group{sep: c, start: end + 1, end: g})
 		end = g
+		c = s.ascii(end)
 	}
-	t.start, t.end = i, end
+	kind := kInteger
+	var canon ref
 	if end == k {
-		t.canon, t.kind = s.digitString(i, k), kInteger
-		return t
-	}
-	b := s.appendDigits(s.buf[:0], i, intEnd) // the integer part
-	// Only an integer part of up to three digits, not starting with 0,
-	// can be followed by groups of thousands; when spaced it was not.
-	short := !spaced && k-i <= 3 && s.t[i] != '0'
-	switch {
-	case gs.n == 0:
-		t.kind = kGrouped
-	case gs.n == 1 && spaced:
-		b, t.kind = s.appendDecimal(b, gs.first), kDecimal
-	case gs.n == 1:
-		if gs.first.len() == 3 && short {
-			// "1,000" and "1.000": one thousand, or one with three decimals.
-			b, t.kind = s.appendShape(b, intEnd, end), kAmbiguous
-		} else {
-			b, t.kind = s.appendDecimal(b, gs.first), kDecimal
-		}
-	case spaced:
-		b, t.kind = s.appendShape(b, intEnd, end), kAmbiguous
-	default:
-		// Two or more groups: thousands grouping ("181,674,817"),
-		// grouping with a decimal part in the other mark ("1,234.56",
-		// "1.234,5"), or else a shape that only the same shape grounds.
-		switch sep, last := gs.first.sep, gs.last; {
-		case short && gs.thousands && last.sep == sep && last.len() == 3:
-			b, t.kind = s.appendDigits(b, intEnd, end), kGrouped
-		case short && gs.thousands && last.sep != sep:
-			b, t.kind = s.appendDecimal(s.appendDigits(b, intEnd, last.start), last), kDecimal
-		default:
-			b, t.kind = s.appendShape(b, intEnd, end), kAmbiguous
-		}
-	}
-	s.buf = b
-	if spaced {
-		t.canon = s.keep(b) // never spelled so: the text has spaces
+		canon = s.digitString(i, k) // most numbers
 	} else {
-		t.canon = s.intern(b, i)
+		b := s.appendDigits(s.buf[:0], i, intEnd) // the integer part
+		// Only an integer part of up to three digits, not starting with 0,
+		// can be followed by groups of thousands; when spaced it was not.
+		short := !spaced && k-i <= 3 && s.t[i] != '0'
+		switch {
+		case gs.n == 0:
+			kind = kGrouped
+		case gs.n == 1 && spaced:
+			b, kind = s.appendDecimal(b, gs.first), kDecimal
+		case gs.n == 1:
+			if gs.first.len() == 3 && short {
+				// "1,000" and "1.000": one thousand, or one with three decimals.
+				b, kind = s.appendShape(b, intEnd, end), kAmbiguous
+			} else {
+				b, kind = s.appendDecimal(b, gs.first), kDecimal
+			}
+		case spaced:
+			b, kind = s.appendShape(b, intEnd, end), kAmbiguous
+		default:
+			// Two or more groups: thousands grouping ("181,674,817"),
+			// grouping with a decimal part in the other mark ("1,234.56",
+			// "1.234,5"), or else a shape that only the same shape grounds.
+			switch sep, last := gs.first.sep, gs.last; {
+			case short && gs.thousands && last.sep == sep && last.len() == 3:
+				b, kind = s.appendDigits(b, intEnd, end), kGrouped
+			case short && gs.thousands && last.sep != sep:
+				b, kind = s.appendDecimal(s.appendDigits(b, intEnd, last.start), last), kDecimal
+			default:
+				b, kind = s.appendShape(b, intEnd, end), kAmbiguous
+			}
+		}
+		s.buf = b
+		if spaced || fast && len(b) > k-i && b[k-i] != s.t[k] {
+			// Never spelled so: the text has spaces, or another byte
+			// after the integer part ("12,5" is "12.5").
+			canon = s.keep(b)
+		} else {
+			canon = s.intern(b, i)
+		}
 	}
-	return t
+	t.set(i, end, canon, kind)
+}
+
+// oneGroup reads for numeric, sooner, the most common number with a mark
+// after its integer part [i,k): one group of digits after the mark c, and
+// no more ("12,5", "99.9", "1,000"). Its canonical form is the number up
+// to its last digit not a trailing zero of a decimal, with the canonical
+// mark, which is often the one written. oneGroup reads what numeric would;
+// with any other number (or one that stands in the text as written but
+// not in place) it returns false, and numeric reads it again.
+func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
+	if c != '.' && c != ',' || !isDigit(s.ascii(k+1)) {
+		return false
+	}
+	g := s.digits(k + 1) // the group is [k+1,g)
+	if m := s.ascii(g); (m == '.' || m == ',') && isDigit(s.ascii(g+1)) {
+		return s.thousands(t, i, k, c, g) // more groups
+	}
+	kind, mark, end := kDecimal, byte('.'), g // the canonical form: [i,end) with mark at k
+	if g-k == 4 && k-i <= 3 && s.t[i] != '0' {
+		kind, mark = kAmbiguous, ',' // "1,000" and "1.000": see numeric
+	} else {
+		for end > k+1 && s.t[end-1] == '0' {
+			end-- // trailing zeros dropped
+		}
+		if end == k+1 {
+			end, mark = k, byte(c) // no decimals left: the integer
+		}
+	}
+	var canon ref
+	if mark == byte(c) { // as written
+		if end > s.inPlace {
+			return false
+		}
+		canon = ref{int32(i), int32(end - i)}
+	} else {
+		n := s.grow(end - i)
+		b := append(s.canons, s.t[i:end]...)
+		b[n+k-i] = mark
+		s.canons, canon = b, ref{^int32(n), int32(end - i)}
+	}
+	t.set(i, g, canon, kind)
+	return true
+}
+
+// thousands reads for oneGroup, sooner than numeric, a number grouped in
+// thousands with one mark throughout ("181,674,817", "1.000.000"), or with
+// a decimal part after the other mark ("1,234.56"): an integer part [i,k)
+// of up to three digits, not starting with 0, then groups of three digits
+// each after the mark c, the first [k+1,g), and another group after it.
+// Its canonical form is its digits, with the decimals after a '.' (see
+// numeric). It reads what numeric would; with any other number it returns
+// false.
+func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
+	if k-i > 3 || s.t[i] == '0' || g-k != 4 {
+		return false
+	}
+	kind, end := kGrouped, g // the number is [i,end)
+	for {
+		m := s.ascii(g)
+		if m != '.' && m != ',' || !isDigit(s.ascii(g+1)) {
+			end = g
+			break
+		}
+		e := s.digits(g + 1)
+		if m == c && e-g == 4 {
+			g = e
+			continue
+		}
+		if m == c {
+			return false
+		}
+		// After the other mark: decimals, when no group follows.
+		if m := s.ascii(e); (m == '.' || m == ',') && isDigit(s.ascii(e+1)) {
+			return false
+		}
+		kind, end = kDecimal, e
+		break
+	}
+	e, more := g, 0 // the decimals kept are [g+1,e), more bytes with the '.'
+	if kind == kDecimal {
+		for e = end; e > g+1 && s.t[e-1] == '0'; e-- { // trailing zeros dropped
+		}
+		if e > g+1 {
+			more = e - g
+		}
+	}
+	canon := s.keepGroups(i, k, g, more)
+	if more > 0 {
+		// Kept right after the digits, where canons ends.
+		s.canons = append(append(s.canons, '.'), s.t[g+1:e]...)
+		canon.n += int32(e - g)
+	}
+	t.set(i, end, canon, kind)
+	return true
+}
+
+// keepGroups keeps the digits of [i,g), a number grouped in thousands: the
+// integer part [i,k), then groups of three digits, each after one byte;
+// with room for more bytes after them, kept next.
+func (s *scanner) keepGroups(i, k, g, more int) ref {
+	n := s.grow(k - i + (g-k)/4*3 + more)
+	b := s.canons
+	for p := i; p < k; p++ { // one to three digits: no copy called
+		b = append(b, s.t[p])
+	}
+	for p := k + 1; p < g; p += 4 {
+		b = append(b, s.t[p], s.t[p+1], s.t[p+2])
+	}
+	s.canons = b
+	return ref{^int32(n), int32(len(b) - n)}
 }
 
 // group is a run of digits after a '.' or ',' in a number.
@@ -1231,6 +1458,18 @@ func (s *scanner) appendDecimal(b []byte, g group) []byte {
 
 // appendDigits appends the digits among bytes [i,j) to b.
 func (s *scanner) appendDigits(b []byte, i, j int) []byte {
+	if n := len(b); fast && n+j-i <= cap(b) {
+		// Room for every byte (as most often): each is written, and
+		// moved past when a digit, with no test for room.
+		b = b[:n+j-i]
+		for _, c := range []byte(s.t[i:j]) {
+			b[n] = c
+			if c-'0' < 10 {
+				n++
+			}
+		}
+		return b[:n]
+	}
 	for _, c := range []byte(s.t[i:j]) {
 		if c-'0' < 10 {
 			b = append(b, c)
@@ -1256,6 +1495,14 @@ func appendPad2(b []byte, n int) []byte {
 // intern returns b as a ref into the original text when the text spells b
 // from folded byte i on (so most canonical forms cost nothing), else into canons.
 func (s *scanner) intern(b []byte, i int) ref {
+	if q := i + len(b); fast && q <= s.inPlace {
+		// Most: the bytes up to q stand in the original as they are, so
+		// the original spells b from i on when the folded text does.
+		if s.t[i:q] == string(b) {
+			return ref{int32(i), int32(len(b))}
+		}
+		return s.keep(b)
+	}
 	if src := s.f.src; src != "" && i < len(s.t) {
 		p, _ := s.f.place(i)
 		if q := p + len(b); q <= len(src) && src[p:q] == string(b) {
@@ -1276,14 +1523,24 @@ func (s *scanner) intern(b []byte, i int) ref {
 // The few canonical forms made as strings are kept as []byte(…), a copy on
 // the stack for most.
 func (s *scanner) keep(b []byte) ref {
+	n := s.grow(len(b))
+	s.canons = append(s.canons, b...)
+	return ref{^int32(n), int32(len(b))}
+}
+
+// grow makes room in canons for m more bytes, as keep needs for a form of
+// m bytes, and returns the length of canons: where they go. A form written
+// there directly (past the length, so in canons only once it is extended
+// over them) must be m bytes long, so that canons grow as keep would grow
+// them: by the exact length of each form.
+func (s *scanner) grow(m int) int {
 	n := len(s.canons)
-	if n+len(b) > cap(s.canons) {
-		c := make([]byte, n, max(2*cap(s.canons), n+len(b), min(s.room, len(s.t)), 16))
+	if n+m > cap(s.canons) {
+		c := make([]byte, n, max(2*cap(s.canons), n+m, min(s.room, len(s.t)), 16))
 		copy(c, s.canons)
 		s.canons = c
 	}
-	s.canons = append(s.canons, b...)
-	return ref{^int32(n), int32(len(b))}
+	return n
 }
 
 // decimal is the canonical form of a decimal: '.' as the mark, trailing
