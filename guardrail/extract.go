@@ -126,28 +126,23 @@ func (s *scanner) str(r ref) string {
 	return unsafe.String(unsafe.SliceData(s.canons[^r.at:]), r.n) // in place: see keep
 }
 
-// kind is a Kind as a code: kinds[k]. The plain kinds (which may carry a
-// scale, unit or period) come first, then the percent: those a sign may
-// precede.
-type kind uint8
+// kind is a Kind inside the package, with short names for its values.
+type kind = Kind
 
 const (
-	kInteger kind = iota + 1
-	kDecimal
-	kGrouped
-	kAmbiguous // the last plain kind
-	kPercent   // the last signable kind
-	kDate
-	kTime
-	kPhone
-	kWords
-	kOrdinal
-	kQuarter
-	kRange
+	kInteger   = KindInteger
+	kDecimal   = KindDecimal
+	kGrouped   = KindGrouped
+	kAmbiguous = KindAmbiguous // the last plain kind
+	kPercent   = KindPercent   // the last signable kind
+	kDate      = KindDate
+	kTime      = KindTime
+	kPhone     = KindPhone
+	kWords     = KindWords
+	kOrdinal   = KindOrdinal
+	kQuarter   = KindQuarter
+	kRange     = KindRange
 )
-
-var kinds = [...]Kind{"", KindInteger, KindDecimal, KindGrouped, KindAmbiguous,
-	KindPercent, KindDate, KindTime, KindPhone, KindWords, KindOrdinal, KindQuarter, KindRange}
 
 // names are the units and periods a token holds, by code: names[0] is
 // none; the currencies written before a number come first (usd, eur, gbp).
@@ -204,7 +199,7 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 	if c := t.canon; c.at != int32(t.start) || int(c.n) != len(printed) {
 		canon = s.str(c)
 	}
-	n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, kinds[t.kind], t.start, t.end
+	n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
 	if t.unit|t.period != 0 || t.noun.n != 0 {
 		n.Unit, n.Period, n.noun = names[t.unit], names[t.period], s.str(t.noun)
 	}
@@ -224,7 +219,7 @@ func (s *scanner) fillAll(out []Number, text string) {
 		if c := t.canon; c.at != int32(t.start) || int(c.n) != len(printed) {
 			canon = s.str(c)
 		}
-		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, kinds[t.kind], t.start, t.end
+		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
 		if t.unit|t.period != 0 || t.noun.n != 0 {
 			n.Unit, n.Period, n.noun = names[t.unit], names[t.period], s.str(t.noun)
 		}

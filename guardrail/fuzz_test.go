@@ -29,7 +29,7 @@ func FuzzExtract(f *testing.F) {
 			if text[n.Start:n.End] != n.Text {
 				t.Fatalf("Text %q != text[%d:%d] %q", n.Text, n.Start, n.End, text[n.Start:n.End])
 			}
-			if n.Canonical == "" || n.Kind == "" {
+			if n.Canonical == "" || n.Kind == 0 {
 				t.Fatalf("empty canonical or kind: %+v", n)
 			}
 			// A canonical form is a fixed point: read again, it is one

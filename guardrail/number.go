@@ -11,24 +11,68 @@
 // [StreamGuard] is not (one guard per answer, fed by one goroutine).
 package guardrail
 
-// Kind says what sort of printed value a [Number] is.
-type Kind string
-
-// The kinds of numbers the extractor recognises.
-const (
-	KindInteger   Kind = "integer"   // 12, 1000, -5
-	KindDecimal   Kind = "decimal"   // 12.5, 12,5, 1,234.56
-	KindGrouped   Kind = "grouped"   // 10 000, 181,674,817, 1.234.567
-	KindPercent   Kind = "percent"   // 20%, 20 %, 12,5 %, twenty percent
-	KindDate      Kind = "date"      // 2025-12-31, 2025/12/31
-	KindTime      Kind = "time"      // 14:30, 8:05
-	KindPhone     Kind = "phone"     // +46 8 123 45 67, 08-123 45 67
-	KindWords     Kind = "words"     // spelled out: ninety-nine, två tusen
-	KindOrdinal   Kind = "ordinal"   // 3rd, third, tredje, 3:e
-	KindQuarter   Kind = "quarter"   // Q3, 3Q, third quarter, tredje kvartalet
-	KindRange     Kind = "range"     // 2007-2008, 2007–08: a range of years
-	KindAmbiguous Kind = "ambiguous" // 1,000 (one thousand, or one with three decimals)
+import (
+	"errors"
+	"strconv"
 )
+
+// Kind says what sort of printed value a [Number] is. Its text form
+// (String, and so its JSON) is its name: "integer", "decimal", ….
+//
+// It is a small integer, so that a Number holds no pointer for it (a text
+// full of numbers makes many), and not a byte, so that go vet reports
+// string(k) written where k.String() is meant.
+type Kind uint16
+
+// The kinds of numbers the extractor recognises. The kinds that may carry
+// a scale, unit or period come first (integer to ambiguous), then the
+// percent: those a sign may precede.
+const (
+	KindInteger   Kind = iota + 1 // 12, 1000, -5
+	KindDecimal                   // 12.5, 12,5, 1,234.56
+	KindGrouped                   // 10 000, 181,674,817, 1.234.567
+	KindAmbiguous                 // 1,000 (one thousand, or one with three decimals)
+	KindPercent                   // 20%, 20 %, 12,5 %, twenty percent
+	KindDate                      // 2025-12-31, 2025/12/31, 27 May 1863
+	KindTime                      // 14:30, 8:05
+	KindPhone                     // +46 8 123 45 67, 08-123 45 67
+	KindWords                     // spelled out: ninety-nine, två tusen
+	KindOrdinal                   // 3rd, third, tredje, 3:e
+	KindQuarter                   // Q3, 3Q, third quarter, tredje kvartalet
+	KindRange                     // 2007-2008, 2007–08: a range of years
+)
+
+var kindNames = [...]string{"", "integer", "decimal", "grouped", "ambiguous", "percent",
+	"date", "time", "phone", "words", "ordinal", "quarter", "range"}
+
+// String returns the kind's name ("" for none).
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind" + strconv.Itoa(int(k))
+}
+
+// MarshalText returns the kind's name.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's name.
+func (k *Kind) UnmarshalText(b []byte) error {
+	i, err := nameIndex(kindNames[:], "kind", b)
+	*k = Kind(i)
+	return err
+}
+
+// nameIndex returns the index of name in names (what MarshalText writes),
+// or an error naming what.
+func nameIndex(names []string, what string, name []byte) (int, error) {
+	for i, n := range names {
+		if n == string(name) {
+			return i, nil
+		}
+	}
+	return 0, errors.New("guardrail: unknown " + what + " " + strconv.Quote(string(name)))
+}
 
 // Number is one printed value found in a text.
 //

@@ -1,20 +1,46 @@
 package guardrail
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
-// State is the verdict on one number of an answer.
-type State string
+// State is the verdict on one number of an answer. Its text form (String,
+// and so its JSON) is its name: "grounded", "ungrounded", "unverified".
+// Like [Kind] it is a small integer that go vet keeps from being written
+// as string(st).
+type State uint16
 
 const (
 	// Grounded: a cited snippet states the same quantity.
-	Grounded State = "grounded"
+	Grounded State = iota + 1
 	// Ungrounded: no snippet states it. It blocks the answer.
-	Ungrounded State = "ungrounded"
+	Ungrounded
 	// Unverified: a small count written as a word ("two companies") that
 	// no snippet states and none contradicts. It blocks only under
 	// [Strict].
-	Unverified State = "unverified"
+	Unverified
 )
+
+var stateNames = [...]string{"", "grounded", "ungrounded", "unverified"}
+
+// String returns the state's name ("" for none).
+func (st State) String() string {
+	if int(st) < len(stateNames) {
+		return stateNames[st]
+	}
+	return "state" + strconv.Itoa(int(st))
+}
+
+// MarshalText returns the state's name.
+func (st State) MarshalText() ([]byte, error) { return []byte(st.String()), nil }
+
+// UnmarshalText reads a state's name.
+func (st *State) UnmarshalText(b []byte) error {
+	i, err := nameIndex(stateNames[:], "state", b)
+	*st = State(i)
+	return err
+}
 
 // Policy decides which states block an answer.
 type Policy uint8
@@ -459,7 +485,7 @@ func (p Policy) verify(s *scanner, nvs []NumberVerdict, answer string, sources [
 	for k := range nvs {
 		nv, t := &nvs[k], &toks[k]
 		key := s.str(t.canon)
-		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = answer[t.start:t.end], key, kinds[t.kind], t.start, t.end
+		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = answer[t.start:t.end], key, t.kind, t.start, t.end
 		if t.unit|t.period != 0 || t.noun.n != 0 {
 			nv.Unit, nv.Period, nv.noun = names[t.unit], names[t.period], s.str(t.noun)
 		}

@@ -551,7 +551,7 @@ func (r *run) release() {
 func numbers(v guardrail.Verdict, policy guardrail.Policy) []NumberVerdict {
 	out := make([]NumberVerdict, 0, len(v.Numbers))
 	for _, n := range v.Numbers {
-		nv := NumberVerdict{Kind: string(n.Kind), State: string(n.State), Grounded: n.Grounded, Citation: n.Citation}
+		nv := NumberVerdict{Kind: n.Kind.String(), State: n.State.String(), Grounded: n.Grounded, Citation: n.Citation}
 		if !policy.Blocks(n.State) {
 			nv.Text, nv.Canonical = n.Text, n.Canonical
 		}

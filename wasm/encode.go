@@ -68,7 +68,7 @@ func (e *enc) number(n guardrail.Number) {
 	e.key("canonical", false)
 	e.str(n.Canonical)
 	e.key("kind", false)
-	e.str(string(n.Kind))
+	e.str(n.Kind.String())
 	if n.Unit != "" {
 		e.key("unit", false)
 		e.str(n.Unit)
@@ -104,7 +104,7 @@ func (e *enc) numberVerdict(nv guardrail.NumberVerdict) {
 	e.b = append(e.b, '{')
 	e.number(nv.Number)
 	e.key("state", false)
-	e.str(string(nv.State))
+	e.str(nv.State.String())
 	e.key("grounded", false)
 	e.boolean(nv.Grounded)
 	e.key("citation", false)

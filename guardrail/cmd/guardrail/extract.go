@@ -75,7 +75,7 @@ func runExtract(c *command, args []string, stdin io.Reader, stdout, stderr io.Wr
 // formatNumber is one line of extract's text output, newline included.
 func formatNumber(n guardrail.Number) string {
 	var b strings.Builder
-	b.WriteString(string(n.Kind))
+	b.WriteString(n.Kind.String())
 	b.WriteByte('\t')
 	b.WriteString(escapeField(n.Text))
 	b.WriteByte('\t')
