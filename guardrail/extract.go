@@ -371,7 +371,12 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			}
 		} else {
 			if fast {
-				if j := s.prose(i); j > i {
+				j, slow := s.proseRun(i)
+				if slow {
+					j = s.prose(j)
+				}
+				if j > i {
+					s.reads += j - i
 					i = j
 					continue
 				}
@@ -394,11 +399,12 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 // by the bytes in the text and quickly: ASCII that starts nothing, and
 // words of ASCII or Latin-1 letters followed by an ASCII rune that is not a
 // hyphen, which begin no number word (see mayBeNumber). It returns i when
-// the rune at i needs a step.
+// the rune at i needs a step. proseRun reads the most of it; prose reads
+// what proseRun leaves to it (a rune beyond ASCII, the end of the text)
+// from where proseRun stopped, and the rest with proseRun again.
 func (s *scanner) prose(i int) int {
 	t := s.t
-	s.reads -= i // what prose reads, counted at the end
-	for {
+	for slow := true; slow; i, slow = s.proseRun(i) {
 		// The eight bytes from i, read at once; past the end of the
 		// text as '0', which stops a word and makes the sign before it
 		// one that may start a number, as the end does (it may be
@@ -425,9 +431,8 @@ func (s *scanner) prose(i int) int {
 			}
 		}
 		// A word (of ASCII letters, or starting with a byte beyond ASCII
-		// that latinWord reads): its first three letters, lower-cased,
-		// and its length (1, 2, 3, 4 for more) make the key of
-		// wordStarts. It ends at j, at c of class cl.
+		// that latinWord reads) and its key in wordStarts. It ends at j,
+		// at c of class cl.
 		k := asciiLetters(x) // 8 × the letters, up to seven
 		j := i + k>>3
 		key := (uint32(x) | 0xFF202020) & startMasks[k>>3]
@@ -467,8 +472,93 @@ func (s *scanner) prose(i int) int {
 			i++ // read now rather than at the top of the loop
 		}
 	}
-	s.reads += i
 	return i
+}
+
+// proseRun reads the common case of prose from i, as prose would, in a
+// loop that calls nothing (so that it needs no stack frame and keeps what
+// it reads in registers): ASCII that starts nothing, and words of ASCII
+// letters and the Latin-1 letters of two bytes beginning 0xC3 (å, ä, ö, é,
+// …) that end at an ASCII rune, while eight bytes are left in the text. It
+// returns where it stopped and whether prose is to read on from there
+// (slow), rather than step.
+func (s *scanner) proseRun(i int) (end int, slow bool) {
+	t := s.t
+	p := unsafe.Pointer(unsafe.StringData(t))
+	// The loop reads the eight bytes from i, and a ninth after them (so
+	// that a word of seven letters and a space is told by them, and a
+	// digit after a word and a space): i stays at or before last.
+	for last := len(t) - 9; i <= last; {
+		// The eight bytes from i, and how many ASCII letters they begin
+		// with (8 × k, see asciiLetters), followed by c: a word of n
+		// bytes and its key in wordStarts.
+		x := le64((*[8]byte)(unsafe.Add(p, i)))
+		k := asciiLetters(x)
+		c := byte(x >> k)
+		n := k >> 3
+		key := (uint32(x) | 0xFF202020) & startMasks[n]
+		if c == ' ' {
+			// The most common end. (No key hashes to where the key of
+			// no letters, 0, does: a space at i is read as such a word.)
+			if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
+				return i, false
+			}
+			// A digit after the space is for scan: stop there, sooner
+			// than at the top of the loop would.
+			if i += n + 1; *(*byte)(unsafe.Add(p, i))-'0' < 10 {
+				return i, false
+			}
+			continue
+		}
+		if k == 0 && c != 0xC3 {
+			// No word at i.
+			cl := latinClass[c]
+			if cl&clInert != 0 || cl&clSign != 0 && byte(x>>8)-'0' >= 10 {
+				// Starts nothing; nor does a space after it.
+				if i++; byte(x>>8) == ' ' {
+					i++
+				}
+				continue
+			}
+			return i, c >= 0x80 // a digit, '$', a sign before a digit
+		}
+		if k == 56 || c == 0xC3 {
+			// The word may go on: more than seven ASCII letters, or a
+			// Latin-1 letter.
+			j := i + n
+			for {
+				if c == 0xC3 {
+					if j >= last { // (else j+1 is in t)
+						return i, true
+					}
+					if d := *(*byte)(unsafe.Add(p, j+1)); d&0xC0 != 0x80 || latinClass[0xC0|d&0x3F]&clLetter == 0 {
+						return i, true
+					}
+					j += 2
+				}
+				if j > last {
+					return i, true
+				}
+				z := le64((*[8]byte)(unsafe.Add(p, j)))
+				k = asciiLetters(z)
+				j += k >> 3
+				if c = byte(z >> k); k < 56 && c != 0xC3 {
+					break
+				}
+			}
+			n = j - i
+			key = (uint32(x) | 0xFF202020) & startMasks[min(n, 4)]
+		}
+		cl := latinClass[c]
+		if cl&clWordEnd == 0 {
+			return i, c >= 0x80 // a hyphen or a digit: for step
+		}
+		if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
+			return i, false
+		}
+		i += n + int(cl&clInert)
+	}
+	return i, true
 }
 
 // le64 returns the eight bytes at b as a number, the first in the lowest
@@ -524,11 +614,7 @@ var startMasks = [8]uint32{0, 1<<24 | 0xFF, 2<<24 | 0xFFFF, 3<<24 | 0xFFFFFF, 4<
 // whose bytes up to j are ASCII letters, and returns its end and its key in
 // wordStarts (0 when it has no letter).
 func latinWord(t string, i, j int) (end int, key uint32) {
-	for k := i; k < j && k < i+3; k++ {
-		key |= uint32(latinLowers[t[k]]) << (8 * (k - i))
-	}
-	n := uint32(j - i)
-	for ; j < len(t); n++ {
+	for j < len(t) {
 		c := t[j]
 		if c < 0x80 {
 			if latinClass[c]&clLetter == 0 {
@@ -537,23 +623,17 @@ func latinWord(t string, i, j int) (end int, key uint32) {
 			j++
 		} else {
 			// U+0080–U+00FF: 0xC2 or 0xC3 and one byte 0x80–0xBF.
-			if c&^1 != 0xC2 || j+1 >= len(t) || t[j+1]&0xC0 != 0x80 {
-				break
-			}
-			c = (c&1)<<6 | t[j+1]&0x3F | 0x80
-			if latinClass[c]&clLetter == 0 {
+			if c&^1 != 0xC2 || j+1 >= len(t) || t[j+1]&0xC0 != 0x80 ||
+				latinClass[(c&1)<<6|t[j+1]&0x3F|0x80]&clLetter == 0 {
 				break
 			}
 			j += 2
 		}
-		if n < 3 {
-			key |= uint32(latinLowers[c]) << (8 * (n & 3))
-		}
 	}
-	if n == 0 {
+	if j == i {
 		return j, 0
 	}
-	return j, min(n, 4)<<24 | key
+	return j, startKey(t[i:j])
 }
 
 // inertRune returns the size of the rune beyond ASCII that t starts with

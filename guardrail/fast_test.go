@@ -155,3 +155,91 @@ func TestGeneralPunctuation(t *testing.T) {
 		}
 	}
 }
+
+// TestProse holds prose, and proseRun within it, to a plain reading rune by
+// rune of what they skip, on texts made of pieces that hit their edges:
+// words of every length up to past the eight bytes read at once, with
+// Latin-1 letters and other runes, number words, hyphens, signs, digits,
+// and the end of the text.
+func TestProse(t *testing.T) {
+	pieces := []string{"a", "I", "the", "och", "Premium", "kostar", "requests", "abcdefg", "abcdefgh",
+		"på", "får", "Över", "månad", "tvåhundra", "två", "twenty", "tre", "åtta", "ÅTTA", "µs", "ª",
+		"×", "ł", "é", "ß", "\xc3", "\xc3\xc3", "’", "…", "€", "£", "$", " ", " ", " ", "  ", ", ", ". ",
+		".", ",", "-", "+", "\n", "(", ")", "/", "1", "99", "\x80", "K"}
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 200000 {
+		var b []byte
+		for range r.IntN(12) {
+			b = append(b, pieces[r.IntN(len(pieces))]...)
+		}
+		text := string(b)
+		i := 0
+		if len(text) > 0 {
+			i = r.IntN(len(text))
+			for i > 0 && !utf8.RuneStart(text[i]) {
+				i--
+			}
+		}
+		s := &scanner{t: text}
+		want := proseByRunes(text, i)
+		if got := s.prose(i); got != want {
+			t.Fatalf("prose(%q, %d) = %d, want %d", text, i, got, want)
+		}
+		end, slow := s.proseRun(i)
+		if end < i || end > want || !slow && end != want {
+			t.Fatalf("proseRun(%q, %d) = %d, %v; prose reads to %d", text, i, end, slow, want)
+		}
+	}
+}
+
+// proseByRunes is what prose skips from i, read rune by rune.
+func proseByRunes(t string, i int) int {
+	for i < len(t) {
+		r, size := utf8.DecodeRuneInString(t[i:])
+		switch {
+		case r < 0x80 && inert[r]:
+			i += size
+			continue
+		case r == '+' || r == '-' || r == '.' || r == ',':
+			if i+1 < len(t) && !isDigit(rune(t[i+1])) {
+				i += size
+				continue
+			}
+			return i
+		case r < 0x100 && latinClass[r]&clLetter != 0:
+			// A word of ASCII and Latin-1 letters, which ends at a rune
+			// that is no letter or mark and, in ASCII, no digit or
+			// hyphen.
+			j := i
+			for j < len(t) {
+				c, n := utf8.DecodeRuneInString(t[j:])
+				if c >= 0x100 || latinClass[c]&clLetter == 0 {
+					break
+				}
+				j += n
+			}
+			if j == len(t) || mayBeNumber(t[i:j]) {
+				return i
+			}
+			c, _ := utf8.DecodeRuneInString(t[j:])
+			if c < 0x80 && (isAlnum(c) || c == '-') || c >= 0x80 && (unicode.IsLetter(c) || unicode.IsMark(c)) {
+				return i
+			}
+			i = j
+		case r >= 0x80 && r != '€' && r != '£' && !unicode.IsLetter(r):
+			i += size // read alone by step, finding nothing
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// TestStartKeyOfNoLetters: proseRun reads a space at i as a word of no
+// letters, whose key is 0. It is not in wordStarts, so that such a space is
+// read as prose without a step.
+func TestStartKeyOfNoLetters(t *testing.T) {
+	if h := startHash(0); wordStarts[h>>6]&(1<<(h&63)) != 0 {
+		t.Error("the key 0 is in wordStarts")
+	}
+}

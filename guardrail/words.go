@@ -138,72 +138,62 @@ func (s *scanner) nounAt(i int) ref {
 }
 
 // wordStarts is a filter (a 64K-bit hash set) of how a word that may be a
-// number begins: the first three letters, lower-cased, and the length (1,
-// 2, 3, or more letters) of every number word, ordinal, month name and
-// currency code and of every run of Swedish number parts ("tvåhundra…").
-// A word whose start is not in it is prose, decided without a look-up
-// ("the", "eller", "månad", "I", "i": of the words of one letter only "a"
-// is in it). "and" is left out: no number starts with it (see parseGroup),
-// and "andra" is longer.
+// number begins: the key (see startKey) of every number word, ordinal,
+// month name and currency code and of every run of Swedish number parts
+// ("tvåhundra…"). A word whose key is not in it is prose, decided without
+// a look-up ("the", "eller", "månad", "I", "i": of the words of one letter
+// only "a" is in it). "and" is left out: no number starts with it (see
+// parseGroup), and "andra" is longer.
 var wordStarts = func() (t [1 << 10]uint64) {
-	add := func(w []rune) {
-		if key, ok := startKey(w[:min(len(w), 3)], len(w)); ok {
-			h := startHash(key)
-			t[h>>6] |= 1 << (h & 63)
-		}
+	add := func(w string) {
+		h := startHash(startKey(w))
+		t[h>>6] |= 1 << (h & 63)
 	}
 	for w := range numberWords.words {
 		if w != "and" {
-			add([]rune(w))
+			add(w)
 		}
 	}
 	for a := range swedishParts {
 		for b := range swedishParts {
-			add([]rune(a + b))
+			add(a + b)
 		}
-		add([]rune(a))
+		add(a)
 	}
 	return t
 }()
 
-// startKey packs the first (up to) three lower-cased letters of a word of
-// n letters, one or more, and its length, counting four for longer words;
-// ok is false when the word is empty or one of them lies beyond Latin-1.
-func startKey(first []rune, n int) (key uint32, ok bool) {
-	if n < 1 {
-		return 0, false
+// startKey returns the key in wordStarts of the word w (its bytes, one or
+// more): its first three bytes with 0x20 set in each, and its length in
+// bytes, counting four for longer words. Setting 0x20 lower-cases an ASCII
+// letter, and a letter of Latin-1 (two bytes, 0xC2 or 0xC3 and one
+// 0x80–0xBF) in its second byte, so that a word of ASCII and Latin-1
+// letters has the key of its lower case, which prose reads from its bytes
+// as they stand.
+func startKey(w string) uint32 {
+	key := uint32(min(len(w), 4)) << 24
+	for k := range min(len(w), 3) {
+		key |= uint32(w[k]|0x20) << (8 * k)
 	}
-	key = uint32(min(n, 4)) << 24
-	for k, c := range first {
-		if uint32(c) >= 0x100 {
-			return 0, false
-		}
-		key |= uint32(latinLowers[c]) << (8 * k)
-	}
-	return key, true
+	return key
 }
 
 func startHash(key uint32) uint32 { return key * 0x9E3779B1 >> 16 }
 
 // mayBeNumber reports whether the whole word w (letters) may be a number
-// word or begin a number: false only when wordStarts rules it out.
+// word or begin a number: false only when wordStarts rules it out. A word
+// with a letter beyond Latin-1 may lower-case into one that is not ("K",
+// the Kelvin sign, is "k"), so it is not ruled out.
 func mayBeNumber(w string) bool {
-	var first [3]rune
-	n := 0
-	for _, c := range w {
-		if n < 3 {
-			first[n] = c
-		} else {
-			n++ // startKey counts up to four
-			break
+	for k := 0; k < len(w); k++ {
+		if w[k] >= 0x80 {
+			if w[k]&^1 != 0xC2 || k+1 >= len(w) || w[k+1]&0xC0 != 0x80 {
+				return true
+			}
+			k++
 		}
-		n++
 	}
-	key, ok := startKey(first[:min(n, 3)], n)
-	if !ok {
-		return true
-	}
-	h := startHash(key)
+	h := startHash(startKey(w))
 	return wordStarts[h>>6]&(1<<(h&63)) != 0
 }
 
