@@ -489,28 +489,8 @@ func (s *scanner) proseRun(i int) (end int, slow bool) {
 	// that a word of seven letters and a space is told by them, and a
 	// digit after a word and a space): i stays at or before last.
 	for last := len(t) - 9; i <= last; {
-		// The eight bytes from i, and how many ASCII letters they begin
-		// with (8 × k, see asciiLetters), followed by c: a word of n
-		// bytes and its key in wordStarts.
-		x := le64((*[8]byte)(unsafe.Add(p, i)))
-		k := asciiLetters(x)
-		c := byte(x >> k)
-		n := k >> 3
-		key := (uint32(x) | 0xFF202020) & startMasks[n]
-		if c == ' ' {
-			// The most common end. (No key hashes to where the key of
-			// no letters, 0, does: a space at i is read as such a word.)
-			if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-				return i, false
-			}
-			// A digit after the space is for scan: stop there, sooner
-			// than at the top of the loop would.
-			if i += n + 1; *(*byte)(unsafe.Add(p, i))-'0' < 10 {
-				return i, false
-			}
-			continue
-		}
-		if k == 0 && c != 0xC3 {
+		x := le64((*[8]byte)(unsafe.Add(p, i))) // the eight bytes from i
+		if c := byte(x); latinClass[c]&clASCIILetter == 0 && c != 0xC3 {
 			// No word at i.
 			cl := latinClass[c]
 			if cl&clInert != 0 || cl&clSign != 0 && byte(x>>8)-'0' >= 10 {
@@ -521,6 +501,24 @@ func (s *scanner) proseRun(i int) (end int, slow bool) {
 				continue
 			}
 			return i, c >= 0x80 // a digit, '$', a sign before a digit
+		}
+		// A word: the ASCII letters x begins with (8 × k, see
+		// asciiLetters), followed by c; n bytes, and its key in
+		// wordStarts.
+		k := asciiLetters(x)
+		c := byte(x >> k)
+		n := k >> 3
+		key := (uint32(x) | 0xFF202020) & startMasks[n]
+		if c == ' ' { // the most common end
+			if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
+				return i, false
+			}
+			// A digit after the space is for scan: stop there, sooner
+			// than at the top of the loop would.
+			if i += n + 1; *(*byte)(unsafe.Add(p, i))-'0' < 10 {
+				return i, false
+			}
+			continue
 		}
 		if k == 56 || c == 0xC3 {
 			// The word may go on: more than seven ASCII letters, or a
@@ -556,7 +554,20 @@ func (s *scanner) proseRun(i int) (end int, slow bool) {
 		if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
 			return i, false
 		}
-		i += n + int(cl&clInert)
+		if i += n; cl&clInert != 0 {
+			i++
+		} else if cl&clSign != 0 {
+			// A sign, not a hyphen (see clWordEnd): it starts nothing
+			// but before a digit, and ", " and ". " are read at once.
+			// (i+1 is in t: i is at most last+7.)
+			if d := *(*byte)(unsafe.Add(p, i+1)); d == ' ' {
+				i += 2
+			} else if d-'0' >= 10 {
+				i++
+			} else {
+				return i, false
+			}
+		}
 	}
 	return i, true
 }

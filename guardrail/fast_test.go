@@ -234,12 +234,3 @@ func proseByRunes(t string, i int) int {
 	}
 	return i
 }
-
-// TestStartKeyOfNoLetters: proseRun reads a space at i as a word of no
-// letters, whose key is 0. It is not in wordStarts, so that such a space is
-// read as prose without a step.
-func TestStartKeyOfNoLetters(t *testing.T) {
-	if h := startHash(0); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-		t.Error("the key 0 is in wordStarts")
-	}
-}
