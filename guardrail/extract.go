@@ -476,8 +476,10 @@ func (s *scanner) prose(i int) int {
 }
 
 // proseRun reads the common case of prose from i, as prose would, in a
-// loop that calls nothing (so that it needs no stack frame and keeps what
-// it reads in registers): ASCII that starts nothing, and words of ASCII
+// loop that calls nothing, not even a panic for an index out of range (so
+// that it needs no stack frame and keeps what it reads in registers; the
+// indexes below are proved in range, or read with unsafe where the loop's
+// bound shows them in t): ASCII that starts nothing, and words of ASCII
 // letters and the Latin-1 letters of two bytes beginning 0xC3 (å, ä, ö, é,
 // …) that end at an ASCII rune, while eight bytes are left in the text. It
 // returns where it stopped and whether prose is to read on from there
@@ -505,6 +507,7 @@ func (s *scanner) proseRun(i int) (end int, slow bool) {
 		// A word: the ASCII letters x begins with (8 × k, see
 		// asciiLetters), followed by c; n bytes, and its key in
 		// wordStarts.
+	word:
 		k := asciiLetters(x)
 		c := byte(x >> k)
 		n := k >> 3
@@ -513,14 +516,20 @@ func (s *scanner) proseRun(i int) (end int, slow bool) {
 			if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
 				return i, false
 			}
-			// A digit after the space is for scan: stop there, sooner
-			// than at the top of the loop would.
-			if i += n + 1; *(*byte)(unsafe.Add(p, i))-'0' < 10 {
+			// What follows the space: a word read on at once, or a
+			// digit for scan, where prose stops. (i+n+1 is in t.)
+			i += n + 1
+			if d := *(*byte)(unsafe.Add(p, i)); latinClass[d]&clASCIILetter != 0 {
+				if i <= last {
+					x = le64((*[8]byte)(unsafe.Add(p, i)))
+					goto word
+				}
+			} else if d-'0' < 10 {
 				return i, false
 			}
 			continue
 		}
-		if k == 56 || c == 0xC3 {
+		if n == 7 || c == 0xC3 {
 			// The word may go on: more than seven ASCII letters, or a
 			// Latin-1 letter.
 			j := i + n
@@ -545,7 +554,7 @@ func (s *scanner) proseRun(i int) (end int, slow bool) {
 				}
 			}
 			n = j - i
-			key = (uint32(x) | 0xFF202020) & startMasks[min(n, 4)]
+			key = (uint32(x) | 0xFF202020) & startMasks[min(uint(n), 4)]
 		}
 		cl := latinClass[c]
 		if cl&clWordEnd == 0 {
