@@ -371,7 +371,10 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			}
 		} else {
 			if fast {
-				j, slow := s.proseRun(i)
+				j, slow := i, true
+				if i <= n-9 { // (see proseRun)
+					j, slow = s.proseRun(i)
+				}
 				if slow {
 					j = s.prose(j)
 				}
@@ -404,7 +407,9 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 // from where proseRun stopped, and the rest with proseRun again.
 func (s *scanner) prose(i int) int {
 	t := s.t
-	for slow := true; slow; i, slow = s.proseRun(i) {
+	for {
+		var k, j int // the word below: 8 × its first ASCII letters, its end
+		var key uint32
 		// The eight bytes from i, read at once; past the end of the
 		// text as '0', which stops a word and makes the sign before it
 		// one that may start a number, as the end does (it may be
@@ -413,7 +418,7 @@ func (s *scanner) prose(i int) int {
 		if i+8 <= len(t) { // the eight bytes are in t
 			x = le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
 		} else if i >= len(t) {
-			break
+			return i
 		} else if len(t) >= 8 {
 			x = tailBytes(t, i)
 		} else {
@@ -424,18 +429,18 @@ func (s *scanner) prose(i int) int {
 		if cl&clASCIILetter == 0 {
 			if cl&clInert != 0 || cl&clSign != 0 && byte(x>>8)-'0' >= 10 {
 				i++ // "+", "-", "." or "," before anything but a digit starts nothing
-				continue
+				goto next
 			}
 			if c < 0x80 {
-				break // a digit, '$', or a sign before a digit
+				return i // a digit, '$', or a sign before a digit
 			}
 		}
 		// A word (of ASCII letters, or starting with a byte beyond ASCII
 		// that latinWord reads) and its key in wordStarts. It ends at j,
 		// at c of class cl.
-		k := asciiLetters(x) // 8 × the letters, up to seven
-		j := i + k>>3
-		key := (uint32(x) | 0xFF202020) & startMasks[k>>3]
+		k = asciiLetters(x) // 8 × the letters, up to seven
+		j = i + k>>3
+		key = (uint32(x) | 0xFF202020) & startMasks[k>>3]
 		c = byte(x >> k)
 		cl = latinClass[c]
 		if key == 0 || cl&clWordEnd == 0 {
@@ -454,25 +459,31 @@ func (s *scanner) prose(i int) int {
 				// here too ("’", "“", "…", "•").
 				if size := inertRune(t[i:]); size > 0 {
 					i += size
-					continue
+					goto next
 				}
-				break
+				return i
 			}
 			if j == len(t) {
-				break
+				return i
 			}
 			if cl = latinClass[t[j]]; cl&clWordEnd == 0 && (t[j] < 0x80 || !endsWord(t[j:])) {
-				break
+				return i
 			}
 		}
 		if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-			break
+			return i
 		}
 		if i = j; cl&clInert != 0 {
 			i++ // read now rather than at the top of the loop
 		}
+	next:
+		if i <= len(t)-9 { // (see proseRun)
+			j, slow := s.proseRun(i)
+			if i = j; !slow {
+				return i
+			}
+		}
 	}
-	return i
 }
 
 // proseRun reads the common case of prose from i, as prose would, in a
