@@ -371,17 +371,22 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			}
 		} else {
 			if fast {
-				j, slow := i, true
-				if i <= n-9 { // (see proseRun)
-					j, slow = s.proseRun(i)
-				}
-				if slow {
-					j = s.prose(j)
-				}
-				if j > i {
+				if i > n-9 { // (see proseRun)
+					if j := s.prose(i); j > i {
+						i = j
+						continue
+					}
+				} else {
+					j, then := s.proseRun(i)
 					s.reads += j - i
-					i = j
-					continue
+					if then == toProse {
+						j, then = s.prose(j), toScan
+					}
+					if j > i {
+						if i = j; then != toStep {
+							continue
+						}
+					}
 				}
 			}
 			s.pastEnd = false
@@ -407,6 +412,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 // from where proseRun stopped, and the rest with proseRun again.
 func (s *scanner) prose(i int) int {
 	t := s.t
+	s.reads -= i // what prose reads, counted at the end
 	for {
 		var k, j int // the word below: 8 × its first ASCII letters, its end
 		var key uint32
@@ -418,7 +424,7 @@ func (s *scanner) prose(i int) int {
 		if i+8 <= len(t) { // the eight bytes are in t
 			x = le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
 		} else if i >= len(t) {
-			return i
+			break
 		} else if len(t) >= 8 {
 			x = tailBytes(t, i)
 		} else {
@@ -432,7 +438,7 @@ func (s *scanner) prose(i int) int {
 				goto next
 			}
 			if c < 0x80 {
-				return i // a digit, '$', or a sign before a digit
+				break // a digit, '$', or a sign before a digit
 			}
 		}
 		// A word (of ASCII letters, or starting with a byte beyond ASCII
@@ -461,30 +467,40 @@ func (s *scanner) prose(i int) int {
 					i += size
 					goto next
 				}
-				return i
+				break
 			}
 			if j == len(t) {
-				return i
+				break
 			}
 			if cl = latinClass[t[j]]; cl&clWordEnd == 0 && (t[j] < 0x80 || !endsWord(t[j:])) {
-				return i
+				break
 			}
 		}
 		if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-			return i
+			break
 		}
 		if i = j; cl&clInert != 0 {
 			i++ // read now rather than at the top of the loop
 		}
 	next:
 		if i <= len(t)-9 { // (see proseRun)
-			j, slow := s.proseRun(i)
-			if i = j; !slow {
-				return i
+			j, then := s.proseRun(i)
+			if i = j; then != toProse {
+				break
 			}
 		}
 	}
+	s.reads += i
+	return i
 }
+
+// What follows where proseRun stops: what scan's loop reads (a digit, a
+// sign), a word for step, or what prose reads.
+const (
+	toScan uint8 = iota
+	toStep
+	toProse
+)
 
 // proseRun reads the common case of prose from i, as prose would, in a
 // loop that calls nothing, not even a panic for an index out of range (so
@@ -495,7 +511,7 @@ func (s *scanner) prose(i int) int {
 // …) that end at an ASCII rune, while eight bytes are left in the text. It
 // returns where it stopped and whether prose is to read on from there
 // (slow), rather than step.
-func (s *scanner) proseRun(i int) (end int, slow bool) {
+func (s *scanner) proseRun(i int) (end int, then uint8) {
 	t := s.t
 	p := unsafe.Pointer(unsafe.StringData(t))
 	// The loop reads the eight bytes from i, and a ninth after them (so
@@ -513,7 +529,10 @@ func (s *scanner) proseRun(i int) (end int, slow bool) {
 				}
 				continue
 			}
-			return i, c >= 0x80 // a digit, '$', a sign before a digit
+			if c >= 0x80 {
+				return i, toProse
+			}
+			return i, toScan // a digit, '$', a sign before a digit
 		}
 		// A word: the ASCII letters x begins with (8 × k, see
 		// asciiLetters), followed by c; n bytes, and its key in
@@ -525,7 +544,7 @@ func (s *scanner) proseRun(i int) (end int, slow bool) {
 		key := (uint32(x) | 0xFF202020) & startMasks[n]
 		if c == ' ' { // the most common end
 			if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-				return i, false
+				return i, toStep
 			}
 			// What follows the space: a word read on at once, or a
 			// digit for scan, where prose stops. (i+n+1 is in t.)
@@ -536,26 +555,31 @@ func (s *scanner) proseRun(i int) (end int, slow bool) {
 					goto word
 				}
 			} else if d-'0' < 10 {
-				return i, false
+				return i, toScan
 			}
 			continue
 		}
 		if n == 7 || c == 0xC3 {
 			// The word may go on: more than seven ASCII letters, or a
-			// Latin-1 letter.
+			// Latin-1 letter. (Of more than seven, the key is known.)
+			if n == 7 {
+				if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
+					return i, toStep
+				}
+			}
 			j := i + n
 			for {
 				if c == 0xC3 {
 					if j >= last { // (else j+1 is in t)
-						return i, true
+						return i, toProse
 					}
 					if d := *(*byte)(unsafe.Add(p, j+1)); d&0xC0 != 0x80 || latinClass[0xC0|d&0x3F]&clLetter == 0 {
-						return i, true
+						return i, toProse
 					}
 					j += 2
 				}
 				if j > last {
-					return i, true
+					return i, toProse
 				}
 				z := le64((*[8]byte)(unsafe.Add(p, j)))
 				k = asciiLetters(z)
@@ -564,15 +588,20 @@ func (s *scanner) proseRun(i int) (end int, slow bool) {
 					break
 				}
 			}
+			// The key of the whole word, from its first bytes read again
+			// (which keeps fewer values through the loop above).
 			n = j - i
-			key = (uint32(x) | 0xFF202020) & startMasks[min(uint(n), 4)]
+			key = (uint32(le64((*[8]byte)(unsafe.Add(p, i)))) | 0xFF202020) & startMasks[min(uint(n), 4)]
 		}
 		cl := latinClass[c]
 		if cl&clWordEnd == 0 {
-			return i, c >= 0x80 // a hyphen or a digit: for step
+			if c >= 0x80 {
+				return i, toProse
+			}
+			return i, toStep // a hyphen or a digit
 		}
 		if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-			return i, false
+			return i, toStep
 		}
 		if i += n; cl&clInert != 0 {
 			i++
@@ -585,11 +614,11 @@ func (s *scanner) proseRun(i int) (end int, slow bool) {
 			} else if d-'0' >= 10 {
 				i++
 			} else {
-				return i, false
+				return i, toScan
 			}
 		}
 	}
-	return i, true
+	return i, toProse
 }
 
 // le64 returns the eight bytes at b as a number, the first in the lowest

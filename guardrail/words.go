@@ -181,11 +181,13 @@ func startKey(w string) uint32 {
 func startHash(key uint32) uint32 { return key * 0x9E3779B1 >> 16 }
 
 // mayBeNumber reports whether the whole word w (letters) may be a number
-// word or begin a number: false only when wordStarts rules it out. A word
-// with a letter beyond Latin-1 may lower-case into one that is not ("K",
-// the Kelvin sign, is "k"), so it is not ruled out.
+// word or begin a number: false only when wordStarts rules it out. A letter
+// beyond Latin-1 may lower-case into one that is not ("K", the Kelvin sign,
+// is "k"), so a word with one among its first three bytes is not ruled out;
+// one after them leaves the key as it is (the first three bytes, and four
+// or more in all, lower-cased or not).
 func mayBeNumber(w string) bool {
-	for k := 0; k < len(w); k++ {
+	for k := 0; k < min(len(w), 3); k++ {
 		if w[k] >= 0x80 {
 			if w[k]&^1 != 0xC2 || k+1 >= len(w) || w[k+1]&0xC0 != 0x80 {
 				return true
