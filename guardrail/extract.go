@@ -446,7 +446,7 @@ func (s *scanner) prose(i int) int {
 		// at c of class cl.
 		k = asciiLetters(x) // 8 × the letters, up to seven
 		j = i + k>>3
-		key = (uint32(x) | 0xFF202020) & startMasks[k>>3]
+		key = (uint32(x) | 0x20202020) & startMasks[k>>3]
 		c = byte(x >> k)
 		cl = latinClass[c]
 		if key == 0 || cl&clWordEnd == 0 {
@@ -541,7 +541,7 @@ func (s *scanner) proseRun(i int) (end int, then uint8) {
 		k := asciiLetters(x)
 		c := byte(x >> k)
 		n := k >> 3
-		key := (uint32(x) | 0xFF202020) & startMasks[n]
+		key := (uint32(x) | 0x20202020) & startMasks[n]
 		if c == ' ' { // the most common end
 			if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
 				return i, toStep
@@ -591,7 +591,7 @@ func (s *scanner) proseRun(i int) (end int, then uint8) {
 			// The key of the whole word, from its first bytes read again
 			// (which keeps fewer values through the loop above).
 			n = j - i
-			key = (uint32(le64((*[8]byte)(unsafe.Add(p, i)))) | 0xFF202020) & startMasks[min(uint(n), 4)]
+			key = (uint32(le64((*[8]byte)(unsafe.Add(p, i)))) | 0x20202020) & startMasks[min(uint(n), 4)]
 		}
 		cl := latinClass[c]
 		if cl&clWordEnd == 0 {
@@ -664,11 +664,9 @@ func asciiLetters(x uint64) int {
 }
 
 // startMasks turns the first four bytes of a word of n ASCII letters, at
-// most seven, with 0x20 set in the first three and 0xFF in the fourth,
-// into its key in wordStarts: its first three letters lower-cased and n
-// (counting four for more), or 0 when there is none.
-var startMasks = [8]uint32{0, 1<<24 | 0xFF, 2<<24 | 0xFFFF, 3<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF,
-	4<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF, 4<<24 | 0xFFFFFF}
+// most seven, with 0x20 set in each, into its key in wordStarts (see
+// startKey): the bytes it has of them, or 0 when it has none.
+var startMasks = [8]uint32{0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}
 
 // latinWord reads on the word of ASCII and Latin-1 letters at byte i of t,
 // whose bytes up to j are ASCII letters, and returns its end and its key in

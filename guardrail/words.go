@@ -164,15 +164,15 @@ var wordStarts = func() (t [1 << 10]uint64) {
 }()
 
 // startKey returns the key in wordStarts of the word w (its bytes, one or
-// more): its first three bytes with 0x20 set in each, and its length in
-// bytes, counting four for longer words. Setting 0x20 lower-cases an ASCII
-// letter, and a letter of Latin-1 (two bytes, 0xC2 or 0xC3 and one
-// 0x80–0xBF) in its second byte, so that a word of ASCII and Latin-1
-// letters has the key of its lower case, which prose reads from its bytes
-// as they stand.
+// more): its first four bytes, or all of fewer, with 0x20 set in each, and
+// 0 in those it has not (so that the keys of words of one, two, three and
+// more bytes differ). Setting 0x20 lower-cases an ASCII letter, and a
+// letter of Latin-1 (two bytes, 0xC2 or 0xC3 and one 0x80–0xBF) in its
+// second byte, so that a word of ASCII and Latin-1 letters has the key of
+// its lower case, which prose reads from its bytes as they stand.
 func startKey(w string) uint32 {
-	key := uint32(min(len(w), 4)) << 24
-	for k := range min(len(w), 3) {
+	key := uint32(0)
+	for k := range min(len(w), 4) {
 		key |= uint32(w[k]|0x20) << (8 * k)
 	}
 	return key
@@ -183,11 +183,11 @@ func startHash(key uint32) uint32 { return key * 0x9E3779B1 >> 16 }
 // mayBeNumber reports whether the whole word w (letters) may be a number
 // word or begin a number: false only when wordStarts rules it out. A letter
 // beyond Latin-1 may lower-case into one that is not ("K", the Kelvin sign,
-// is "k"), so a word with one among its first three bytes is not ruled out;
-// one after them leaves the key as it is (the first three bytes, and four
-// or more in all, lower-cased or not).
+// is "k"), so a word with one among its first four bytes is not ruled out;
+// one after them leaves the key as it is (the first four bytes, lower-cased
+// or not).
 func mayBeNumber(w string) bool {
-	for k := 0; k < min(len(w), 3); k++ {
+	for k := 0; k < min(len(w), 4); k++ {
 		if w[k] >= 0x80 {
 			if w[k]&^1 != 0xC2 || k+1 >= len(w) || w[k+1]&0xC0 != 0x80 {
 				return true
