@@ -187,6 +187,12 @@ func startHash(key uint32) uint32 { return key * 0x9E3779B1 >> 16 }
 // one after them leaves the key as it is (the first four bytes, lower-cased
 // or not).
 func mayBeNumber(w string) bool {
+	if fast && len(w) >= 4 {
+		if x := le32(w); x&0x80808080 == 0 { // four ASCII bytes: the key at once
+			h := startHash(x | 0x20202020)
+			return wordStarts[h>>6]&(1<<(h&63)) != 0
+		}
+	}
 	for k := 0; k < min(len(w), 4); k++ {
 		if w[k] >= 0x80 {
 			if w[k]&^1 != 0xC2 || k+1 >= len(w) || w[k+1]&0xC0 != 0x80 {
