@@ -561,8 +561,9 @@ func (s *scanner) proseRun(i int) (end int, then uint8) {
 		}
 		if n == 7 || c == 0xC3 {
 			// The word may go on: more than seven ASCII letters, or a
-			// Latin-1 letter. (Of more than seven, the key is known.)
-			if n == 7 {
+			// Latin-1 letter. Its key is known where it begins with four
+			// ASCII letters, and is looked up before the rest is read.
+			if n >= 4 {
 				if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
 					return i, toStep
 				}
@@ -588,20 +589,28 @@ func (s *scanner) proseRun(i int) (end int, then uint8) {
 					break
 				}
 			}
-			// The key of the whole word, from its first bytes read again
-			// (which keeps fewer values through the loop above).
+			if n < 4 && c < 0x80 {
+				// The key of the whole word, which ends at c, from its
+				// first bytes read again (which keeps fewer values through
+				// the loop above).
+				key = (uint32(le64((*[8]byte)(unsafe.Add(p, i)))) | 0x20202020) & startMasks[min(uint(j-i), 4)]
+				if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
+					return i, toStep
+				}
+			}
 			n = j - i
-			key = (uint32(le64((*[8]byte)(unsafe.Add(p, i)))) | 0x20202020) & startMasks[min(uint(n), 4)]
+		} else if h := startHash(key); c < 0x80 && wordStarts[h>>6]&(1<<(h&63)) != 0 {
+			return i, toStep
 		}
+		// It ends at c, as prose where c is no letter, digit or hyphen
+		// (which make a word step reads); beyond ASCII, c may go on with
+		// it (and then it was not looked up above).
 		cl := latinClass[c]
 		if cl&clWordEnd == 0 {
 			if c >= 0x80 {
 				return i, toProse
 			}
 			return i, toStep // a hyphen or a digit
-		}
-		if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-			return i, toStep
 		}
 		if i += n; cl&clInert != 0 {
 			i++
