@@ -271,21 +271,24 @@ func (f *folded) fold(s string) {
 
 // firstFolded returns the offset of the first rune of s that folds to
 // another or is dropped, or len(s) when none does: where the general loop in
-// fold stops, found 32 bytes at a time (then eight) where none of them may
-// start such a rune (see keepsAll), else rune by rune. The tests of eight
+// fold stops, found 32 bytes at a time in a loop of its own (then eight)
+// where none of them may start such a rune (see keepsAll), else rune by
+// rune. The tests of eight
 // bytes at once test each byte on its own, whatever their order.
 func firstFolded(s string) int {
 	p := unsafe.Pointer(unsafe.StringData(s))
 	i := 0
 	for i < len(s) {
-		end := len(s)
-		if i+32 <= len(s) {
+		// 32 bytes at a time, as long as they keep all.
+		for ; i+32 <= len(s); i += 32 {
 			a, b := *(*uint64)(unsafe.Add(p, i)), *(*uint64)(unsafe.Add(p, i+8))
 			c, d := *(*uint64)(unsafe.Add(p, i+16)), *(*uint64)(unsafe.Add(p, i+24))
-			if (a|b|c|d)&(0x80*ones) == 0 || keepsAll(a) && keepsAll(b) && keepsAll(c) && keepsAll(d) {
-				i += 32
-				continue
+			if (a|b|c|d)&(0x80*ones) != 0 && !(keepsAll(a) && keepsAll(b) && keepsAll(c) && keepsAll(d)) {
+				break
 			}
+		}
+		end := len(s)
+		if i+32 <= len(s) {
 			end = i + 32
 		} else if i+8 <= len(s) {
 			if keepsAll(*(*uint64)(unsafe.Add(p, i))) {
