@@ -371,7 +371,10 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			}
 		} else {
 			if fast {
-				if i > n-9 { // (see proseRun)
+				// proseRun reads most prose, but not the last nine bytes
+				// of the text, where the stream guard reads most: prose
+				// reads on there, and reads what proseRun leaves to it.
+				if i > n-9 {
 					if j := s.prose(i); j > i {
 						i = j
 						continue
@@ -494,8 +497,9 @@ func (s *scanner) prose(i int) int {
 	return i
 }
 
-// What follows where proseRun stops: what scan's loop reads (a digit, a
-// sign), a word for step, or what prose reads.
+// What stands where proseRun stops, for scan: what its loop reads (a
+// digit, a sign before one, '$'), a word for step to read, or what prose
+// reads.
 const (
 	toScan uint8 = iota
 	toStep
@@ -508,15 +512,15 @@ const (
 // indexes below are proved in range, or read with unsafe where the loop's
 // bound shows them in t): ASCII that starts nothing, and words of ASCII
 // letters and the Latin-1 letters of two bytes beginning 0xC3 (å, ä, ö, é,
-// …) that end at an ASCII rune, while eight bytes are left in the text. It
-// returns where it stopped and whether prose is to read on from there
-// (slow), rather than step.
+// …) that end at an ASCII rune, while nine bytes are left in the text. It
+// returns where it stopped and what stands there (toScan, toStep or
+// toProse).
 func (s *scanner) proseRun(i int) (end int, then uint8) {
 	t := s.t
 	p := unsafe.Pointer(unsafe.StringData(t))
-	// The loop reads the eight bytes from i, and a ninth after them (so
-	// that a word of seven letters and a space is told by them, and a
-	// digit after a word and a space): i stays at or before last.
+	// The loop reads the eight bytes from i, and one after them (the
+	// byte after a word of seven letters and a space): i stays at or
+	// before last.
 	for last := len(t) - 9; i <= last; {
 		x := le64((*[8]byte)(unsafe.Add(p, i))) // the eight bytes from i
 		if c := byte(x); latinClass[c]&clASCIILetter == 0 && c != 0xC3 {
@@ -603,8 +607,8 @@ func (s *scanner) proseRun(i int) (end int, then uint8) {
 			return i, toStep
 		}
 		// It ends at c, as prose where c is no letter, digit or hyphen
-		// (which make a word step reads); beyond ASCII, c may go on with
-		// it (and then it was not looked up above).
+		// (which make a word step reads). A rune beyond ASCII at c may
+		// be a letter of it, which prose tells.
 		cl := latinClass[c]
 		if cl&clWordEnd == 0 {
 			if c >= 0x80 {
