@@ -59,6 +59,9 @@ func (s *scanner) done() {
 	if f := s.f; cap(f.b) <= maxSpare {
 		f.src = ""                            // hold no text
 		s.room, s.canons = len(s.canons), nil // the numbers filled keep theirs
+		if fast && cap(s.quick)*int(unsafe.Sizeof(quickSlot{})) > maxSpare {
+			s.quick = nil
+		}
 		spareMu.Lock()
 		spare = s
 		spareMu.Unlock()
@@ -124,6 +127,33 @@ func (s *scanner) str(r ref) string {
 		return s.f.src[r.at : r.at+r.n]
 	}
 	return unsafe.String(unsafe.SliceData(s.canons[^r.at:]), r.n) // in place: see keep
+}
+
+// canonsString returns canons as a string, in place: bytes once in canons
+// are never written again (see keep), as str relies on too.
+func (s *scanner) canonsString() string {
+	return unsafe.String(unsafe.SliceData(s.canons), len(s.canons))
+}
+
+// canonical is str for the fast paths that fill numbers, for a scan of text
+// whose canons are canons (canonsString): the string of the canonical form
+// c of a number printed at start, printed itself when c refers to it (most
+// integers), or of a noun (start -1, printed ""). Small enough to inline,
+// it reads neither s nor s.f in the loops that fill numbers.
+func canonical(c ref, start int, printed, text, canons string) string {
+	if c.at < 0 && c.n >= 0 {
+		return canons[^c.at : ^c.at+c.n]
+	}
+	if c.at == int32(start) && int(c.n) == len(printed) {
+		return printed
+	}
+	if c.n >= 0 {
+		return text[c.at : c.at+c.n]
+	}
+	// c.at in two digits in smalls, without a leading zero (c.at-10 < 0
+	// sets the sign bit when c.at < 10)
+	i := 2*c.at + int32(uint32(c.at-10)>>31)
+	return smalls[i : 2*c.at+2]
 }
 
 // kind is a Kind inside the package, with short names for its values.
@@ -212,16 +242,18 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 // instructions a number instead of 100).
 func (s *scanner) fillAll(out []Number, text string) {
 	toks := s.toks[:len(out)]
-	for k := range out {
-		n, t := &out[k], toks[k]
-		printed := text[t.start:t.end]
-		canon := printed
-		if c := t.canon; c.at != int32(t.start) || int(c.n) != len(printed) {
-			canon = s.str(c)
+	canons := s.canonsString()
+	for k, t := range toks {
+		start, end := t.start, t.end
+		printed := text[start:end]
+		key := canonical(t.canon, start, printed, text, canons)
+		n := &out[k]
+		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, key, t.kind, start, end
+		if t.unit|t.period != 0 {
+			n.Unit, n.Period = names[t.unit], names[t.period]
 		}
-		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
-		if t.unit|t.period != 0 || t.noun.n != 0 {
-			n.Unit, n.Period, n.noun = names[t.unit], names[t.period], s.str(t.noun)
+		if t.noun.n != 0 {
+			n.noun = canonical(t.noun, -1, "", text, canons)
 		}
 	}
 }
@@ -248,6 +280,7 @@ type scanner struct {
 	words   [maxWords]lexeme // those of the English number read by englishRun
 	prefix  uint8            // the currency written before the number being read
 	toks    []token          // the numbers found by scan
+	quick   []quickSlot      // verify's index of the sources, when it merges theirs
 	canons  []byte           // canonical forms not spelled as such in the text, and nouns (see keep)
 	room    int              // the length of the last text's canons
 	reads   int              // bytes looked at, for the test that scanning is linear
