@@ -540,18 +540,23 @@ func quickPrint(key string) (head, tail uint64, h uint32) {
 	return head, tail, uint32(x * keyMul >> 32)
 }
 
-// addQuick puts q in the quick index tbl (a power of 2 long, at most half
-// full), unless a slot holds its key already.
-func addQuick(tbl []quickSlot, q *quickSlot) {
+// addQuick puts the slots of keys, with cite added to their info, in the
+// quick index tbl (a power of 2 long, at most half full), each unless a
+// slot holds its key already.
+func addQuick(tbl, keys []quickSlot, cite uint64) {
 	mask := uint32(len(tbl) - 1)
-	for j := q.hash() & mask; ; j = (j + 1) & mask {
-		m := &tbl[j]
-		if m.info == 0 {
-			*m = *q
-			return
-		}
-		if m.head == q.head && m.tail == q.tail && uint8(m.info) == uint8(q.info) {
-			return
+	for x := range keys {
+		q := &keys[x]
+		for j := q.hash() & mask; ; j = (j + 1) & mask {
+			m := &tbl[j]
+			if m.info == 0 {
+				*m = *q
+				m.info |= cite
+				break
+			}
+			if m.head == q.head && m.tail == q.tail && uint8(m.info) == uint8(q.info) {
+				break // a source before states it
+			}
 		}
 	}
 }
@@ -569,17 +574,17 @@ func (q *quickSlot) hash() uint32 {
 // quickIndex makes s.quick and s.keys from s.index: a quick slot for each
 // key of 1 to 16 bytes.
 func (s *Source) quickIndex() {
-	s.quick = make([]quickSlot, len(s.index)) // as full as the index at most
 	for j := range s.index {
 		sl := &s.index[j]
 		if n := len(sl.key); sl.attrs != nil && n > 0 && n <= 16 {
 			var q quickSlot
 			q.head, q.tail, _ = quickPrint(sl.key)
 			q.info = quickInfo(n, sl.attrs)
-			addQuick(s.quick, &q)
 			s.keys = append(s.keys, q)
 		}
 	}
+	s.quick = make([]quickSlot, len(s.index)) // as full as the index at most
+	addQuick(s.quick, s.keys, 0)
 }
 
 // quickTable returns the quick index of sources for the n numbers of an
@@ -612,31 +617,17 @@ func (s *scanner) quickTable(sources []*Source, n int) []quickSlot {
 	}
 	tbl := s.quick[:size]
 	clear(tbl)
-	mask := uint32(size - 1)
 	for i, src := range sources {
-		if src == nil {
-			continue
-		}
-		for x := range src.keys { // addQuick, written out: no call a key
-			q := &src.keys[x]
-			for j := q.hash() & mask; ; j = (j + 1) & mask {
-				m := &tbl[j]
-				if m.info == 0 {
-					*m = *q
-					m.info |= uint64(i) << 32
-					break
-				}
-				if m.head == q.head && m.tail == q.tail && uint8(m.info) == uint8(q.info) {
-					break // a source before states it
-				}
-			}
+		if src != nil {
+			addQuick(tbl, src.keys, uint64(i)<<32)
 		}
 	}
 	return tbl
 }
 
-// fillVerdicts fills the numbers of nvs from the tokens of the scan s of
-// answer, as fill does.
+// fillVerdicts is fillAll for the numbers of nvs, from the tokens of the
+// scan s of answer. (Verify fills them before it looks them up, in
+// citeQuick: one loop for both keeps more values on the stack than two.)
 func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 	toks := s.toks[:len(nvs)]
 	canons := s.canonsString()
@@ -656,7 +647,11 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 }
 
 // citeQuick grounds each number of nvs, the numbers of the scan s, that the
-// quick index of sources grounds, and reports whether it grounded all.
+// quick index of sources grounds at once: a key of 1 to 16 bytes that a
+// source states, printed with no unit and no period, or with attrs that
+// agree with the one set the first source that states it prints it with.
+// It cites that source, as cite would, and reports whether it grounded
+// all; checkRest checks the others as the general path does.
 func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
 	toks := s.toks[:len(nvs)]
 	tbl := s.quickTable(sources, len(nvs))
@@ -669,13 +664,12 @@ func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
 		nv := &nvs[k]
 		key := nv.Canonical
 		n := len(key)
-		if uint(n-1) >= 16 {
-			all = false
-			continue
-		}
 		var head, tail uint64 // quickPrint(key), written out: no call in the loop
 		x := uint64(n)
 		switch {
+		case n > 16:
+			all = false
+			continue
 		case n > 8:
 			head = uint64(le32(key)) | uint64(le32(key[4:]))<<32
 			tail = uint64(le32(key[n-8:])) | uint64(le32(key[n-4:]))<<32
@@ -683,9 +677,12 @@ func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
 		case n >= 4:
 			head = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
 			x ^= head
-		default:
+		case n > 0:
 			head = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
 			x ^= head
+		default:
+			all = false
+			continue
 		}
 		for j := uint(uint32(x * keyMul >> 32)); ; j++ {
 			q := &tbl[j&mask]
