@@ -116,44 +116,17 @@ const smalls = "0001020304050607080910111213141516171819202122232425262728293031
 
 // str returns the string r refers to.
 func (s *scanner) str(r ref) string {
-	if r.n < 0 {
-		i := 2 * r.at // in smalls, without the leading zero
-		if r.at < 10 {
-			i++
-		}
-		return smalls[i : 2*r.at+2]
+	if r.at < 0 && r.n >= 0 { // the commonest of the forms not in place
+		return unsafe.String(unsafe.SliceData(s.canons[^r.at:]), r.n) // in place: see keep
 	}
-	if r.at >= 0 {
+	if r.n >= 0 {
 		return s.f.src[r.at : r.at+r.n]
 	}
-	return unsafe.String(unsafe.SliceData(s.canons[^r.at:]), r.n) // in place: see keep
-}
-
-// canonsString returns canons as a string, in place: bytes once in canons
-// are never written again (see keep), as str relies on too.
-func (s *scanner) canonsString() string {
-	return unsafe.String(unsafe.SliceData(s.canons), len(s.canons))
-}
-
-// canonical is str for the fast paths that fill numbers, for a scan of text
-// whose canons are canons (canonsString): the string of the canonical form
-// c of a number printed at start, printed itself when c refers to it (most
-// integers), or of a noun (start -1, printed ""). Small enough to inline,
-// it reads neither s nor s.f in the loops that fill numbers.
-func canonical(c ref, start int, printed, text, canons string) string {
-	if c.at < 0 && c.n >= 0 {
-		return canons[^c.at : ^c.at+c.n]
+	i := 2 * r.at // in smalls, without the leading zero
+	if r.at < 10 {
+		i++
 	}
-	if c.at == int32(start) && int(c.n) == len(printed) {
-		return printed
-	}
-	if c.n >= 0 {
-		return text[c.at : c.at+c.n]
-	}
-	// c.at in two digits in smalls, without a leading zero (c.at-10 < 0
-	// sets the sign bit when c.at < 10)
-	i := 2*c.at + int32(uint32(c.at-10)>>31)
-	return smalls[i : 2*c.at+2]
+	return smalls[i : 2*r.at+2]
 }
 
 // kind is a Kind inside the package, with short names for its values.
@@ -242,18 +215,19 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 // fills its NumberVerdicts with the same loop (fillVerdicts).
 func (s *scanner) fillAll(out []Number, text string) {
 	toks := s.toks[:len(out)]
-	canons := s.canonsString()
-	for k, t := range toks {
-		start, end := t.start, t.end
-		printed := text[start:end]
-		key := canonical(t.canon, start, printed, text, canons)
-		n := &out[k]
-		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, key, t.kind, start, end
-		if t.unit|t.period != 0 {
-			n.Unit, n.Period = names[t.unit], names[t.period]
+	for k := range out {
+		n, t := &out[k], toks[k]
+		printed := text[t.start:t.end]
+		canon := printed
+		if c := t.canon; c.at != int32(t.start) || int(c.n) != len(printed) {
+			canon = s.str(c)
 		}
-		if t.noun.n != 0 {
-			n.noun = canonical(t.noun, -1, "", text, canons)
+		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
+		if t.unit|t.period != 0 || t.noun.n != 0 {
+			n.Unit, n.Period = names[t.unit], names[t.period]
+			if t.noun.n != 0 {
+				n.noun = s.str(t.noun)
+			}
 		}
 	}
 }

@@ -630,18 +630,19 @@ func (s *scanner) quickTable(sources []*Source, n int) []quickSlot {
 // citeQuick: one loop for both keeps more values on the stack than two.)
 func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 	toks := s.toks[:len(nvs)]
-	canons := s.canonsString()
-	for k, t := range toks {
-		start, end := t.start, t.end
-		printed := answer[start:end]
-		key := canonical(t.canon, start, printed, answer, canons)
-		nv := &nvs[k]
-		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = printed, key, t.kind, start, end
-		if t.unit|t.period != 0 {
-			nv.Unit, nv.Period = names[t.unit], names[t.period]
+	for k := range nvs {
+		n, t := &nvs[k], toks[k]
+		printed := answer[t.start:t.end]
+		canon := printed
+		if c := t.canon; c.at != int32(t.start) || int(c.n) != len(printed) {
+			canon = s.str(c)
 		}
-		if t.noun.n != 0 {
-			nv.noun = canonical(t.noun, -1, "", answer, canons)
+		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
+		if t.unit|t.period != 0 || t.noun.n != 0 {
+			n.Unit, n.Period = names[t.unit], names[t.period]
+			if t.noun.n != 0 {
+				n.noun = s.str(t.noun)
+			}
 		}
 	}
 }
