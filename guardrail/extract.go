@@ -209,7 +209,7 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 }
 
 // fillAll is fill for every token of a scan of text, into out, written
-// out for the fast path: a loop that calls nothing (canonical is inlined)
+// out for the fast path: a loop that calls nothing (str is inlined)
 // over copies of the tokens keeps its values in registers instead of
 // reading them again after every write to a Number. Verify's fast path
 // fills its NumberVerdicts with the same loop (fillVerdicts).

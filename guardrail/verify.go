@@ -120,8 +120,8 @@ type Source struct {
 	filter  keyFilter           // of the values, to pass over a source quickly
 	counted map[string][]string // noun → values the snippet binds to it
 	lower   string              // the text in lower case, for month names
-	quick   []quickSlot         // the index for verify's fast path (see quickIndex)
-	keys    []quickSlot         // the used slots of quick, in order
+	quick   []quickSlot         // the index of Verify's fast path (see quickIndex)
+	keys    []quickSlot         // the slots in quick, for quickTable to merge
 }
 
 // NewSource extracts the quantities of a snippet and indexes them by value.
@@ -520,24 +520,18 @@ func quickInfo(n int, as []attrs) uint64 {
 // quickPrint returns the print of a key of 1 to 16 bytes, which holds all
 // of its bytes: its first 8 bytes in head (all of a shorter key, read as
 // keyPrint reads them) and its last 8 in tail when it is longer (else 0);
-// two keys of the same length with the same print are equal. h is a hash
-// of the key: keyPrint's.
-func quickPrint(key string) (head, tail uint64, h uint32) {
-	n := len(key)
-	x := uint64(n)
-	switch {
+// two keys of the same length with the same print are equal.
+func quickPrint(key string) (head, tail uint64) {
+	switch n := len(key); {
 	case n > 8:
 		head = uint64(le32(key)) | uint64(le32(key[4:]))<<32
 		tail = uint64(le32(key[n-8:])) | uint64(le32(key[n-4:]))<<32
-		x ^= head*keyMul ^ tail
 	case n >= 4:
 		head = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
-		x ^= head
 	case n > 0:
 		head = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
-		x ^= head
 	}
-	return head, tail, uint32(x * keyMul >> 32)
+	return head, tail
 }
 
 // addQuick puts the slots of keys, with cite added to their info, in the
@@ -561,7 +555,8 @@ func addQuick(tbl, keys []quickSlot, cite uint64) {
 	}
 }
 
-// hash returns quickPrint's hash of q's key, from its print.
+// hash returns the hash of q's key that places it in a quick index, from
+// its print (keyPrint's hash of it).
 func (q *quickSlot) hash() uint32 {
 	n := uint64(uint8(q.info))
 	x := q.head
@@ -578,7 +573,7 @@ func (s *Source) quickIndex() {
 		sl := &s.index[j]
 		if n := len(sl.key); sl.attrs != nil && n > 0 && n <= 16 {
 			var q quickSlot
-			q.head, q.tail, _ = quickPrint(sl.key)
+			q.head, q.tail = quickPrint(sl.key)
 			q.info = quickInfo(n, sl.attrs)
 			s.keys = append(s.keys, q)
 		}
@@ -631,17 +626,17 @@ func (s *scanner) quickTable(sources []*Source, n int) []quickSlot {
 func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 	toks := s.toks[:len(nvs)]
 	for k := range nvs {
-		n, t := &nvs[k], toks[k]
+		nv, t := &nvs[k], toks[k]
 		printed := answer[t.start:t.end]
 		canon := printed
 		if c := t.canon; c.at != int32(t.start) || int(c.n) != len(printed) {
 			canon = s.str(c)
 		}
-		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
+		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = printed, canon, t.kind, t.start, t.end
 		if t.unit|t.period != 0 || t.noun.n != 0 {
-			n.Unit, n.Period = names[t.unit], names[t.period]
+			nv.Unit, nv.Period = names[t.unit], names[t.period]
 			if t.noun.n != 0 {
-				n.noun = s.str(t.noun)
+				nv.noun = s.str(t.noun)
 			}
 		}
 	}
@@ -665,7 +660,7 @@ func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
 		nv := &nvs[k]
 		key := nv.Canonical
 		n := len(key)
-		var head, tail uint64 // quickPrint(key), written out: no call in the loop
+		var head, tail uint64 // quickPrint(key) and its hash, written out: no call in the loop
 		x := uint64(n)
 		switch {
 		case n > 16:
