@@ -1022,6 +1022,24 @@ func (s *scanner) date(t *token, i, k int, sep rune) bool {
 	if sep != '-' && sep != '/' && sep != '.' {
 		return false
 	}
+	if r := s.t; fast && uint(k+6) < uint(len(r)) {
+		// Most dates: two digits for the month and two for the day, then
+		// a byte in the text that is no digit. The reads below find the
+		// same within the text; read as bytes instead.
+		w := r[k : k+7]
+		m1, m2, d1, d2 := w[1]-'0', w[2]-'0', w[4]-'0', w[5]-'0'
+		if m1 < 10 && m2 < 10 && d1 < 10 && d2 < 10 && w[3] == byte(sep) && w[6]-'0' >= 10 {
+			s.reads += 7
+			month, day := m1*10+m2, d1*10+d2
+			if month < 1 || month > 12 || day < 1 || day > 31 {
+				return false
+			}
+			if sep == '-' && k+6 <= s.inPlace {
+				t.set(i, k+6, ref{int32(i), int32(k + 6 - i)}, kDate) // as written, as intern would find
+				return true
+			}
+		}
+	}
 	minDigits := 1
 	if sep == '.' {
 		minDigits = 2
@@ -1055,6 +1073,29 @@ func (s *scanner) date(t *token, i, k int, sep rune) bool {
 // clock reads a time of day, H:MM or HH:MM with an optional :SS, into t;
 // the hour is [i,k), one or two digits before a ':'.
 func (s *scanner) clock(t *token, i, k int) bool {
+	if r := s.t; fast && uint(k+3) < uint(len(r)) {
+		// Most times: H:MM or HH:MM, then a byte in the text that
+		// neither lengthens the minutes nor starts seconds. The reads
+		// below find the same within the text; read as bytes instead.
+		if w := r[k : k+4]; w[3]-'0' >= 10 && w[3] != ':' {
+			s.reads += 4
+			m1, m2 := w[1]-'0', w[2]-'0'
+			if m1 >= 10 || m2 >= 10 {
+				return false // fewer than two digits for the minutes
+			}
+			hour := int(r[k-1] - '0')
+			if k-i == 2 {
+				hour += int(r[i]-'0') * 10
+			}
+			if hour > 24 || m1 > 5 {
+				return false
+			}
+			if k-i == 2 && k+3 <= s.inPlace {
+				t.set(i, k+3, ref{int32(i), 5}, kTime) // as written, as intern would find
+				return true
+			}
+		}
+	}
 	m := s.digits(k + 1)
 	if m-(k+1) != 2 {
 		return false
