@@ -364,9 +364,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 		} else if c == '+' && i+1 < n && text[i+1]-'0' < 10 {
 			// An international phone number, or nothing.
 			s.pastEnd = false
-			if next, ok = s.intlPhone(i); ok {
-				s.phone(&t, i, next)
-			} else {
+			if next, ok = s.intlPhone(&t, i); !ok {
 				next = i + 1
 			}
 		} else {
@@ -797,8 +795,7 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 		}
 	}
 	if first == '0' && n >= 2 && n <= 4 && (c == '-' || c == ' ') {
-		if end, ok := s.nationalPhone(i, k); ok {
-			s.phone(t, i, end)
+		if end, ok := s.nationalPhone(t, i, k); ok {
 			return end, true
 		}
 	}
@@ -1135,17 +1132,22 @@ func pad2(n int) string {
 	return strconv.Itoa(n)
 }
 
-// intlPhone reads an international phone number: '+', then groups of digits
-// separated by single spaces or hyphens, 7 to 15 digits in all (E.164). It
-// returns where the number ends. It reads the bytes itself, up to the rune
-// after the last group it looked at, as digits and ascii would.
-func (s *scanner) intlPhone(i int) (end int, ok bool) {
+// intlPhone reads into t an international phone number: '+', then groups
+// of digits separated by single spaces or hyphens, 7 to 15 digits in all
+// (E.164). It returns where the number ends. It reads the bytes itself, up
+// to the rune after the last group it looked at, as digits and ascii would.
+func (s *scanner) intlPhone(t *token, i int) (end int, ok bool) {
 	const maxDigits = 15
-	t := s.t
+	r := s.t
+	if fast {
+		if end, ok, done := s.intlPhoneFast(t, i); done {
+			return end, ok
+		}
+	}
 	total, g := 0, i+1 // g: where the group being read ends
 	for {
 		j := g // the group starts at j
-		for g < len(t) && t[g]-'0' < 10 {
+		for g < len(r) && r[g]-'0' < 10 {
 			g++
 		}
 		n := g - j
@@ -1153,29 +1155,114 @@ func (s *scanner) intlPhone(i int) (end int, ok bool) {
 			break
 		}
 		total, end = total+n, g
-		if g >= len(t) || t[g] != ' ' && t[g] != '-' {
+		if g >= len(r) || r[g] != ' ' && r[g] != '-' {
 			break
 		}
 		g++
 	}
 	s.reads += g - i
-	if g >= len(t) && !s.final {
+	if g >= len(r) && !s.final {
 		s.pastEnd = true
 	}
 	if total < 7 {
 		return 0, false
 	}
+	s.phone(t, i, end)
 	return end, true
 }
 
-// nationalPhone reads a national phone number starting with 0: an area code
-// and a hyphen ("08-123 45 67", "0771-123 456"), or space-separated groups
-// ("070 123 45 67"); 7 to 12 digits in all. It returns where the number
-// ends.
-func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
+// intlPhoneFast is intlPhone for most numbers (fast path): it reads the
+// groups eight bytes at a time (digitBytes) and writes their digits after
+// the '+' as it goes (see phoneForm), which makes the canonical form
+// without a second pass. It reads what intlPhone would, and is not done
+// (and has kept nothing) when a group's bytes reach into the last eight of
+// the text, or a run of eight digits or more stands.
+func (s *scanner) intlPhoneFast(t *token, i int) (end int, ok, done bool) {
+	const maxDigits = 15
+	r := s.t
+	var f phoneForm
+	b := f.room(s)
+	b[0] = '+'
+	total, g := 0, i+1 // the group being read starts at g
+	for {
+		if g+8 > len(r) {
+			return 0, false, false
+		}
+		x := le64at(r, g)
+		m := digitBytes(x)
+		if m == 8 {
+			return 0, false, false
+		}
+		if total > 0 && (m == 0 || m > 4) || total+m > maxDigits {
+			break
+		}
+		// Its digits, at most 15 before them with the '+', and the bytes
+		// after them, which the next group overwrites.
+		w := (1 + total) & 15
+		put64((*[8]byte)(b[w:]), x)
+		total, end = total+m, g+m
+		if c := byte(x >> (8 * m)); c != ' ' && c != '-' {
+			break
+		}
+		g += m + 1
+	}
+	s.reads += g + 8 - i
+	if total < 7 {
+		return 0, false, true
+	}
+	if end-i == total+1 {
+		// No separator: the text spells the form (see phone).
+		if end > s.inPlace {
+			return 0, false, false
+		}
+		t.set(i, end, ref{int32(i), int32(end - i)}, kPhone)
+		return end, true, true
+	}
+	t.set(i, end, f.keep(s, 1+total), kPhone)
+	return end, true, true
+}
+
+// phoneForm is where the phone readers' fast paths write a canonical form
+// as they read it: the room after canons where it has 24 bytes (the form's
+// digits are written eight bytes at a time), else an array aside, kept
+// from there. Kept, either grows canons as keep would.
+type phoneForm struct {
+	aside   [24]byte
+	n       int  // the length of canons when room was called
+	inPlace bool // written in canons' room
+}
+
+// room returns the bytes to write the form to.
+func (f *phoneForm) room(s *scanner) *[24]byte {
+	if n := len(s.canons); cap(s.canons)-n >= 24 {
+		f.n, f.inPlace = n, true
+		return (*[24]byte)(s.canons[n : n+24])
+	}
+	return &f.aside
+}
+
+// keep keeps the form, its first m bytes, in canons and returns its ref.
+func (f *phoneForm) keep(s *scanner, m int) ref {
+	if !f.inPlace {
+		return s.keep(f.aside[:m])
+	}
+	s.canons = s.canons[:f.n+m]
+	return ref{^int32(f.n), int32(m)}
+}
+
+// nationalPhone reads into t a national phone number starting with 0: an
+// area code and a hyphen ("08-123 45 67", "0771-123 456"), or
+// space-separated groups ("070 123 45 67"); 7 to 12 digits in all. It
+// returns where the number ends.
+func (s *scanner) nationalPhone(t *token, i, k int) (end int, ok bool) {
 	area := k - i
 	if area < 2 || area > 4 {
 		return 0, false
+	}
+	if fast {
+		if end, ok, done := s.nationalPhoneFast(t, i, k); done {
+			return end, ok
+		}
 	}
 	total, groups := area, 0
 	end = k
@@ -1224,7 +1311,81 @@ func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
 	if total < 7 {
 		return 0, false
 	}
+	s.phone(t, i, end)
 	return end, true
+}
+
+// nationalPhoneFast is nationalPhone for most numbers (fast path), as
+// intlPhoneFast is intlPhone: the area code [i,k) and each group are
+// written to the form as they are read.
+func (s *scanner) nationalPhoneFast(t *token, i, k int) (end int, ok, done bool) {
+	r := s.t
+	if k+9 > len(r) {
+		return 0, false, false
+	}
+	hyphen := r[k] == '-' // else a space: groups of two or three digits
+	if !hyphen && (r[k] != ' ' || k-i < 3) {
+		return 0, false, true
+	}
+	var f phoneForm
+	b := f.room(s)
+	put64((*[8]byte)(b[:8]), le64at(r, i)) // the area code, and bytes after it the first group overwrites
+	total, groups, g := k-i, 0, k+1
+	for {
+		if g+8 > len(r) {
+			return 0, false, false
+		}
+		x := le64at(r, g)
+		m := digitBytes(x)
+		if m == 8 {
+			return 0, false, false
+		}
+		if hyphen && groups == 0 {
+			if m < 2 { // after the area code's hyphen: 2 to 8 digits
+				return 0, false, true
+			}
+		} else if m < 2 || m > 4 || !hyphen && m > 3 || total+m > 12 {
+			break
+		}
+		put64((*[8]byte)(b[total&15:]), x) // at most 11 digits before them
+		total, end, groups = total+m, g+m, groups+1
+		if c := byte(x >> (8 * m)); c != ' ' && (c != '-' || !hyphen) {
+			break
+		}
+		g += m + 1
+	}
+	s.reads += g + 8 - i
+	if total < 7 || !hyphen && groups < 3 {
+		return 0, false, true
+	}
+	t.set(i, end, f.keep(s, total), kPhone)
+	return end, true, true
+}
+
+// digitBytes returns how many of the eight bytes of x (in the order they
+// stand in the text, the first in the lowest byte) are ASCII digits before
+// the first that is not, 8 when all are. It tests them all at once, as
+// asciiLetters does: xor-ed with '0', a digit reads 0–9; adding 0x76 sets
+// the high bit of a byte from 10 to 0x89, and or-ing in the byte itself
+// that of one from 0x80 up. A carry out of a byte comes only from one that
+// is no digit, and spoils only the bytes after it, past the count.
+func digitBytes(x uint64) int {
+	v := x ^ '0'*ones
+	other := ((v + 0x76*ones) | v) & (0x80 * ones)
+	return bits.TrailingZeros64(other) >> 3
+}
+
+// le64at returns the eight bytes of t from i, which i+8 <= len(t) must
+// keep within t, as le64 reads them (one load; as prose reads them).
+func le64at(t string, i int) uint64 {
+	return le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
+}
+
+// put64 writes x to b, the lowest byte first (one store where the machine
+// is little-endian).
+func put64(b *[8]byte, x uint64) {
+	b[0], b[1], b[2], b[3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+	b[4], b[5], b[6], b[7] = byte(x>>32), byte(x>>40), byte(x>>48), byte(x>>56)
 }
 
 // phone makes t the phone number [i,end). Its canonical form is its
