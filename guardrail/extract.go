@@ -332,8 +332,17 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 	var next int
 	var ok bool
 	for i < n {
+		if fast {
+			// Prose first, which is most of a text, up to a number or
+			// what needs a step: after a number or a step, most often a
+			// space and a word; after prose, a step reads what prose
+			// stopped at without prose trying it again.
+			if i = s.prose(i); i >= n {
+				break
+			}
+		}
 		c := text[i]
-		if c == ' ' { // most often between a number and the next
+		if !fast && c == ' ' { // most often between a number and the next (prose reads it)
 			s.reads++
 			i++
 			continue
@@ -368,12 +377,6 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 				next = i + 1
 			}
 		} else {
-			if fast {
-				if j := s.prose(i); j > i {
-					i = j
-					continue
-				}
-			}
 			s.pastEnd = false
 			next, ok = s.step(&t, i)
 		}
