@@ -740,66 +740,78 @@ func (s *scanner) number(i int) (t token, next int, ok bool) {
 // shapes reads what starts with the run of digits [i,k) when it is not a
 // plain integer: a number into t (ok), or formatting up to next. Every
 // shape is told first by the rune after the digits, which each would read
-// first: it is read once here, and a shape is tried only when that rune
-// and the length of the run allow it, so that a plain number costs little.
+// first: it is read once here, and only the shapes that rune can start are
+// tried, in order, and only when the length of the run allows them, so
+// that a plain number costs little.
 func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 	n, first := k-i, s.t[i] // first: a digit
-	c := s.ascii(k)
-	// A markdown ordered-list marker ("1. ", "2) ") at the start of a line
-	// is formatting, not a number.
-	if (c == '.' || c == ')') && n <= 9 && s.atLineStart(i) && isBlank(s.ascii(k+1)) {
-		return k + 1, false
-	}
-	if n == 4 && (c == '-' || c == '/' || c == '.' || c == ' ') {
-		if s.date(t, i, k, c) {
+	switch c := s.ascii(k); c {
+	case '.', ')':
+		// A markdown ordered-list marker ("1. ", "2) ") at the start of
+		// a line is formatting, not a number.
+		if n <= 9 && s.atLineStart(i) && isBlank(s.ascii(k+1)) {
+			return k + 1, false
+		}
+		if c == '.' && n == 4 && s.date(t, i, k, c) {
 			return t.end, true
 		}
-		if r, ok := s.yearRange(i, k); ok {
-			*t = r
-			return t.end, true
+	case '-', '/', ' ':
+		if n == 4 {
+			if c != ' ' && s.date(t, i, k, c) {
+				return t.end, true
+			}
+			if r, ok := s.yearRange(i, k); ok {
+				*t = r
+				return t.end, true
+			}
 		}
-	}
-	// An ordinal suffix; not ":a" or ":e" when a digit follows the ':' (as
-	// ordinalSuffix would find, reading it).
-	if ordinalSuffixes.starts(c) && (c != ':' || !isDigit(s.ascii(k+1))) {
-		if e, ok := s.ordinalSuffix(k); ok && n <= 4 && first != '0' {
-			if n <= 2 {
-				if d, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
+		// A day, when a month name (or "of") may follow. (The rune after
+		// the space is read whatever the day: by numeric and quantity
+		// when not here.)
+		if c == ' ' && n <= 2 && mayStartMonth(s.ascii(k+1)) {
+			if day := s.atoi(i, k); day >= 1 && day <= 31 {
+				if d, ok := s.dayMonth(i, k, day); ok {
 					*t = d
 					return t.end, true
 				}
 			}
-			*t = s.ordinalToken(i, e, s.str(s.digitString(i, k)))
-			return t.end, true
 		}
-	}
-	if n == 1 && (c == 'Q' || c == 'q') && first >= '1' && first <= '4' && !isAlnum(s.at(k+1)) {
-		t.set(i, k+1, s.keep([]byte{'Q', first}), kQuarter)
-		return k + 1, true
-	}
-	if n <= 2 {
-		switch c {
-		case ' ':
-			// A day, when a month name (or "of") may follow. (The rune
-			// after the space is read whatever the day: by numeric and
-			// quantity when not here.)
-			if mayStartMonth(s.ascii(k + 1)) {
-				if day := s.atoi(i, k); day >= 1 && day <= 31 {
-					if d, ok := s.dayMonth(i, k, day); ok {
+		if c != '/' && first == '0' && n >= 2 && n <= 4 {
+			if end, ok := s.nationalPhone(t, i, k); ok {
+				return end, true
+			}
+		}
+	case 'Q', 'q':
+		if n == 1 && first >= '1' && first <= '4' && !isAlnum(s.at(k+1)) {
+			t.set(i, k+1, s.keep([]byte{'Q', first}), kQuarter)
+			return k + 1, true
+		}
+	case ':':
+		if isDigit(s.ascii(k + 1)) {
+			// A time; no ordinal suffix (":a", ":e") stands before a
+			// digit, as ordinalSuffix would find, reading it.
+			if n <= 2 && s.clock(t, i, k) {
+				return t.end, true
+			}
+			break
+		}
+		fallthrough
+	default:
+		// An ordinal suffix.
+		if ordinalSuffixes.starts(c) {
+			if e, ok := s.ordinalSuffix(k); ok && n <= 4 && first != '0' {
+				if n <= 2 {
+					if d, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
 						*t = d
 						return t.end, true
 					}
 				}
-			}
-		case ':':
-			if s.clock(t, i, k) {
+				*t = s.ordinalToken(i, e, s.str(s.digitString(i, k)))
 				return t.end, true
 			}
 		}
-	}
-	if first == '0' && n >= 2 && n <= 4 && (c == '-' || c == ' ') {
-		if end, ok := s.nationalPhone(t, i, k); ok {
-			return end, true
+		if c == ':' && n <= 2 && s.clock(t, i, k) {
+			return t.end, true
 		}
 	}
 	s.numeric(t, i, k)
