@@ -252,6 +252,7 @@ type scanner struct {
 	room    int              // the length of the last text's canons
 	reads   int              // bytes looked at, for the test that scanning is linear
 	inPlace int              // bytes before it stand as they are in f.src (set by scan)
+	aside   [24]byte         // a phone number's canonical form when canons have no room (see formRoom)
 }
 
 // at returns the rune that starts at byte i.
@@ -331,16 +332,16 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 	var t token // the number read by a step (when ok), which ends at next
 	var next int
 	var ok bool
+	// The fast path reads prose before each round, up to a number or what
+	// needs a step: after a number or a step, most often a space and a
+	// word; after prose, a step reads what prose stopped at without prose
+	// trying it again. (The stream guard starts most scans at a number
+	// that was open.)
+	if fast && i < n && text[i]-'0' >= 10 {
+		i = s.prose(i)
+	}
 	for i < n {
-		if fast {
-			// Prose first, which is most of a text, up to a number or
-			// what needs a step: after a number or a step, most often a
-			// space and a word; after prose, a step reads what prose
-			// stopped at without prose trying it again.
-			if i = s.prose(i); i >= n {
-				break
-			}
-		}
+	read: // at i, where prose stopped or need not look
 		c := text[i]
 		if !fast && c == ' ' { // most often between a number and the next (prose reads it)
 			s.reads++
@@ -354,8 +355,12 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 				if i = j; open {
 					return i, true
 				}
-				if e == j {
-					continue // no digits after the last integer
+				if e == j { // no digits after the last integer
+					if j < n && text[j] == '+' {
+						goto read // prose would stop at it at once
+					}
+					i = s.prose(i)
+					continue
 				}
 				k = e
 			} else {
@@ -374,6 +379,10 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			// An international phone number, or nothing.
 			s.pastEnd = false
 			if next, ok = s.intlPhone(&t, i); !ok {
+				if fast && !s.pastEnd {
+					i++ // to the digit after the '+', which prose would not read
+					goto read
+				}
 				next = i + 1
 			}
 		} else {
@@ -386,7 +395,9 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 		if ok {
 			s.toks = append(s.toks, t)
 		}
-		i = next
+		if i = next; fast {
+			i = s.prose(i)
+		}
 	}
 	return i, false
 }
@@ -1188,81 +1199,85 @@ func (s *scanner) intlPhone(t *token, i int) (end int, ok bool) {
 
 // intlPhoneFast is intlPhone for most numbers (fast path): it reads the
 // groups eight bytes at a time (digitBytes) and writes their digits after
-// the '+' as it goes (see phoneForm), which makes the canonical form
+// the '+' as it goes (see formRoom), which makes the canonical form
 // without a second pass. It reads what intlPhone would, and is not done
-// (and has kept nothing) when a group's bytes reach into the last eight of
-// the text, or a run of eight digits or more stands.
+// (and has kept nothing) near the end of the text (phoneReach), where a
+// group's bytes reach into the last eight, or where a run of seven digits
+// or more stands.
 func (s *scanner) intlPhoneFast(t *token, i int) (end int, ok, done bool) {
-	const maxDigits = 15
 	r := s.t
-	var f phoneForm
-	b := f.room(s)
-	b[0] = '+'
-	total, g := 0, i+1 // the group being read starts at g
-	for {
-		if g+8 > len(r) {
-			return 0, false, false
-		}
-		x := le64at(r, g)
-		m := digitBytes(x)
-		if m == 8 {
-			return 0, false, false
-		}
-		if total > 0 && (m == 0 || m > 4) || total+m > maxDigits {
-			break
-		}
-		// Its digits, at most 15 before them with the '+', and the bytes
-		// after them, which the next group overwrites.
-		w := (1 + total) & 15
-		put64((*[8]byte)(b[w:]), x)
-		total, end = total+m, g+m
-		if c := byte(x >> (8 * m)); c != ' ' && c != '-' {
-			break
-		}
-		g += m + 1
+	if i+phoneReach > len(r) {
+		return 0, false, false
 	}
-	s.reads += g + 8 - i
-	if total < 7 {
+	// The first group, one to six digits (scan calls intlPhone at a digit
+	// after the '+').
+	x := le64at(r, i+1)
+	m := digitBytes(x)
+	if m == 7 {
+		return 0, false, false
+	}
+	b, form := s.formRoom()
+	b[0] = '+'
+	put64((*[8]byte)(b[1:9]), x) // the bytes after the digits are overwritten or dropped
+	w, g := 1+m, i+1+m           // w bytes of the form; g: after the last group
+	end = g
+	for last := len(r) - 9; r[g] == ' ' || r[g] == '-'; {
+		// The next group: one to four digits, at most 15 in all.
+		if g > last {
+			return 0, false, false
+		}
+		x = le64at(r, g+1)
+		if m = digitBytes(x); m == 7 {
+			return 0, false, false
+		}
+		if uint(m-1) > 3 || w+m > 16 {
+			break
+		}
+		put64((*[8]byte)(b[w&15:]), x) // at most 14 digits before these
+		w, g = w+m, g+1+m
+		end = g
+	}
+	s.reads += g + 9 - i
+	if w < 8 { // fewer than 7 digits
 		return 0, false, true
 	}
-	if end-i == total+1 {
+	if end-i == w {
 		// No separator: the text spells the form (see phone).
 		if end > s.inPlace {
 			return 0, false, false
 		}
-		t.set(i, end, ref{int32(i), int32(end - i)}, kPhone)
+		t.set(i, end, ref{int32(i), int32(w)}, kPhone)
 		return end, true, true
 	}
-	t.set(i, end, f.keep(s, 1+total), kPhone)
+	t.set(i, end, s.keepForm(form, w), kPhone)
 	return end, true, true
 }
 
-// phoneForm is where the phone readers' fast paths write a canonical form
-// as they read it: the room after canons where it has 24 bytes (the form's
-// digits are written eight bytes at a time), else an array aside, kept
-// from there. Kept, either grows canons as keep would.
-type phoneForm struct {
-	aside   [24]byte
-	n       int  // the length of canons when room was called
-	inPlace bool // written in canons' room
-}
+// phoneReach is how many bytes from its start a phone number and the bytes
+// read after it most often take: the fast paths read none nearer the end of
+// the text (where the stream guard reads them, as the text grows), which
+// the general path reads.
+const phoneReach = 24
 
-// room returns the bytes to write the form to.
-func (f *phoneForm) room(s *scanner) *[24]byte {
+// formRoom returns where the phone readers' fast paths write a canonical
+// form as they read it, eight bytes at a time: the room after canons where
+// it has 24 bytes, else the scanner's aside; and n, the length of canons,
+// or -1 for the aside. Kept (keepForm), either grows canons as keep would.
+func (s *scanner) formRoom() (b *[24]byte, n int) {
 	if n := len(s.canons); cap(s.canons)-n >= 24 {
-		f.n, f.inPlace = n, true
-		return (*[24]byte)(s.canons[n : n+24])
+		return (*[24]byte)(s.canons[n : n+24]), n
 	}
-	return &f.aside
+	return &s.aside, -1
 }
 
-// keep keeps the form, its first m bytes, in canons and returns its ref.
-func (f *phoneForm) keep(s *scanner, m int) ref {
-	if !f.inPlace {
-		return s.keep(f.aside[:m])
+// keepForm keeps the first m bytes of the form written to formRoom's
+// bytes, n as it returned, and returns its ref.
+func (s *scanner) keepForm(n, m int) ref {
+	if n < 0 {
+		return s.keep(s.aside[:m])
 	}
-	s.canons = s.canons[:f.n+m]
-	return ref{^int32(f.n), int32(m)}
+	s.canons = s.canons[:n+m]
+	return ref{^int32(n), int32(m)}
 }
 
 // nationalPhone reads into t a national phone number starting with 0: an
@@ -1335,59 +1350,72 @@ func (s *scanner) nationalPhone(t *token, i, k int) (end int, ok bool) {
 // written to the form as they are read.
 func (s *scanner) nationalPhoneFast(t *token, i, k int) (end int, ok, done bool) {
 	r := s.t
-	if k+9 > len(r) {
+	if i+phoneReach > len(r) {
 		return 0, false, false
 	}
-	hyphen := r[k] == '-' // else a space: groups of two or three digits
-	if !hyphen && (r[k] != ' ' || k-i < 3) {
-		return 0, false, true
-	}
-	var f phoneForm
-	b := f.room(s)
-	put64((*[8]byte)(b[:8]), le64at(r, i)) // the area code, and bytes after it the first group overwrites
-	total, groups, g := k-i, 0, k+1
-	for {
-		if g+8 > len(r) {
-			return 0, false, false
+	// After a hyphen, the first group has two to eight digits and the
+	// others two to four; after a space, all have two or three.
+	hyphen, most := r[k] == '-', 4
+	if !hyphen {
+		if r[k] != ' ' || k-i < 3 {
+			return 0, false, true
 		}
-		x := le64at(r, g)
+		most = 3
+	}
+	b, form := s.formRoom()
+	put64((*[8]byte)(b[:8]), le64at(r, i)) // the area code, and bytes after it the next group overwrites
+	w, g := k-i, k                         // w digits so far; g: after the last group
+	if hyphen {
+		x := le64at(r, k+1)
 		m := digitBytes(x)
-		if m == 8 {
+		if m == 7 {
 			return 0, false, false
 		}
-		if hyphen && groups == 0 {
-			if m < 2 { // after the area code's hyphen: 2 to 8 digits
-				return 0, false, true
-			}
-		} else if m < 2 || m > 4 || !hyphen && m > 3 || total+m > 12 {
-			break
+		if m < 2 {
+			return 0, false, true
 		}
-		put64((*[8]byte)(b[total&15:]), x) // at most 11 digits before them
-		total, end, groups = total+m, g+m, groups+1
-		if c := byte(x >> (8 * m)); c != ' ' && (c != '-' || !hyphen) {
-			break
-		}
-		g += m + 1
+		put64((*[8]byte)(b[w&15:]), x) // after at most four digits
+		w, g = w+m, k+1+m
 	}
-	s.reads += g + 8 - i
-	if total < 7 || !hyphen && groups < 3 {
+	end = g
+	groups := 0 // after a space
+	for last := len(r) - 9; r[g] == ' ' || r[g] == '-' && hyphen; {
+		if g > last {
+			return 0, false, false
+		}
+		x := le64at(r, g+1)
+		m := digitBytes(x)
+		if m == 7 {
+			return 0, false, false
+		}
+		if uint(m-2) > uint(most-2) || w+m > 12 {
+			break
+		}
+		put64((*[8]byte)(b[w&15:]), x) // after at most 10 digits
+		w, g, groups = w+m, g+1+m, groups+1
+		end = g
+	}
+	s.reads += g + 9 - i
+	if w < 7 || !hyphen && groups < 3 {
 		return 0, false, true
 	}
-	t.set(i, end, f.keep(s, total), kPhone)
+	t.set(i, end, s.keepForm(form, w), kPhone)
 	return end, true, true
 }
 
-// digitBytes returns how many of the eight bytes of x (in the order they
-// stand in the text, the first in the lowest byte) are ASCII digits before
-// the first that is not, 8 when all are. It tests them all at once, as
-// asciiLetters does: xor-ed with '0', a digit reads 0–9; adding 0x76 sets
-// the high bit of a byte from 10 to 0x89, and or-ing in the byte itself
-// that of one from 0x80 up. A carry out of a byte comes only from one that
-// is no digit, and spoils only the bytes after it, past the count.
+// digitBytes returns how many of the first seven bytes of x (in the order
+// they stand in the text, the first in the lowest byte) are ASCII digits
+// before the first that is not: 7 for seven digits or more. It tests them
+// all at once, as asciiLetters does: xor-ed with '0', a digit reads 0–9;
+// adding 0x76 sets the high bit of a byte from 10 to 0x89, and or-ing in
+// the byte itself that of one from 0x80 up. A carry out of a byte comes
+// only from one that is no digit, and spoils only the bytes after it, past
+// the count. The eighth byte is taken for no digit, which spares the case
+// of none.
 func digitBytes(x uint64) int {
 	v := x ^ '0'*ones
 	other := ((v + 0x76*ones) | v) & (0x80 * ones)
-	return bits.TrailingZeros64(other) >> 3
+	return bits.TrailingZeros64(other|1<<63) >> 3
 }
 
 // le64at returns the eight bytes of t from i, which i+8 <= len(t) must
