@@ -356,7 +356,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 					return i, true
 				}
 				if e == j { // no digits after the last integer
-					if j < n && text[j] == '+' {
+					if uint(j) < uint(len(text)) && text[j] == '+' {
 						goto read // prose would stop at it at once
 					}
 					i = s.prose(i)
@@ -387,7 +387,12 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			}
 		} else {
 			s.pastEnd = false
-			next, ok = s.step(&t, i)
+			if fast && c < 0x80 && asciiClass[c]&classLetter != 0 {
+				s.reads++ // as step's at reads it
+				next, ok = s.word(&t, i)
+			} else {
+				next, ok = s.step(&t, i)
+			}
 		}
 		if s.pastEnd {
 			return i, true
