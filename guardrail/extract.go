@@ -1246,15 +1246,13 @@ func (s *scanner) intlPhoneFast(t *token, i int) (end int, ok, done bool) {
 	if w < 8 { // fewer than 7 digits
 		return 0, false, true
 	}
-	if end-i == w {
-		// No separator: the text spells the form (see phone).
-		if end > s.inPlace {
-			return 0, false, false
-		}
-		t.set(i, end, ref{int32(i), int32(w)}, kPhone)
-		return end, true, true
+	// Seven digits or more, at most six before a separator: the text
+	// does not spell the form (see phone).
+	c, ok := s.keepForm(form, w)
+	if !ok {
+		c = s.keep(s.aside[:w])
 	}
-	t.set(i, end, s.keepForm(form, w), kPhone)
+	t.set(i, end, c, kPhone)
 	return end, true, true
 }
 
@@ -1267,7 +1265,8 @@ const phoneReach = 24
 // formRoom returns where the phone readers' fast paths write a canonical
 // form as they read it, eight bytes at a time: the room after canons where
 // it has 24 bytes, else the scanner's aside; and n, the length of canons,
-// or -1 for the aside. Kept (keepForm), either grows canons as keep would.
+// or -1 for the aside. Kept (keepForm, or keep for the aside), either
+// grows canons as keep would.
 func (s *scanner) formRoom() (b *[24]byte, n int) {
 	if n := len(s.canons); cap(s.canons)-n >= 24 {
 		return (*[24]byte)(s.canons[n : n+24]), n
@@ -1275,14 +1274,16 @@ func (s *scanner) formRoom() (b *[24]byte, n int) {
 	return &s.aside, -1
 }
 
-// keepForm keeps the first m bytes of the form written to formRoom's
-// bytes, n as it returned, and returns its ref.
-func (s *scanner) keepForm(n, m int) ref {
+// keepForm takes the first m bytes of the form written to formRoom's
+// bytes at n, as it returned, into canons and returns their ref; for the
+// aside, it returns false, and the caller keeps them (out of line: canons
+// have room for most).
+func (s *scanner) keepForm(n, m int) (ref, bool) {
 	if n < 0 {
-		return s.keep(s.aside[:m])
+		return ref{}, false
 	}
 	s.canons = s.canons[:n+m]
-	return ref{^int32(n), int32(m)}
+	return ref{^int32(n), int32(m)}, true
 }
 
 // nationalPhone reads into t a national phone number starting with 0: an
@@ -1404,7 +1405,11 @@ func (s *scanner) nationalPhoneFast(t *token, i, k int) (end int, ok, done bool)
 	if w < 7 || !hyphen && groups < 3 {
 		return 0, false, true
 	}
-	t.set(i, end, s.keepForm(form, w), kPhone)
+	c, ok := s.keepForm(form, w)
+	if !ok {
+		c = s.keep(s.aside[:w])
+	}
+	t.set(i, end, c, kPhone)
 	return end, true, true
 }
 
