@@ -1170,11 +1170,54 @@ func pad2(n int) string {
 func (s *scanner) intlPhone(t *token, i int) (end int, ok bool) {
 	const maxDigits = 15
 	r := s.t
-	if fast {
-		if end, ok, done := s.intlPhoneFast(t, i); done {
-			return end, ok
+	if fast && i+phoneReach <= len(r) {
+		// Most numbers (fast path): the groups read eight bytes at a time
+		// (digitBytes), their digits written after the '+' as they are
+		// read (see formRoom), which makes the canonical form without a
+		// second pass. This reads what the general path below would; it
+		// leaves to it (having kept nothing) a group whose bytes reach
+		// into the last eight of the text, and a run of seven digits or
+		// more.
+		x := le64at(r, i+1) // the first group: scan calls intlPhone at a digit after the '+'
+		m := digitBytes(x)
+		if m == 7 {
+			goto general
 		}
+		b, form := s.formRoom()
+		b[0] = '+'
+		put64((*[8]byte)(b[1:9]), x) // the bytes after the digits are overwritten or dropped
+		w, g := 1+m, i+1+m           // w bytes of the form; g: after the last group
+		end = g
+		for last := len(r) - 9; r[g] == ' ' || r[g] == '-'; {
+			// The next group: one to four digits, at most 15 in all.
+			if g > last {
+				goto general
+			}
+			x = le64at(r, g+1)
+			if m = digitBytes(x); m == 7 {
+				goto general
+			}
+			if uint(m-1) > 3 || w+m > 16 {
+				break
+			}
+			put64((*[8]byte)(b[w&15:]), x) // at most 14 digits before these
+			w, g = w+m, g+1+m
+			end = g
+		}
+		s.reads += g + 9 - i
+		if w < 8 { // fewer than 7 digits
+			return 0, false
+		}
+		// Seven digits or more, at most six before a separator: the text
+		// does not spell the form (see phone).
+		c, ok := s.keepForm(form, w)
+		if !ok {
+			c = s.keep(s.aside[:w])
+		}
+		t.set(i, end, c, kPhone)
+		return end, true
 	}
+general:
 	total, g := 0, i+1 // g: where the group being read ends
 	for {
 		j := g // the group starts at j
@@ -1202,64 +1245,10 @@ func (s *scanner) intlPhone(t *token, i int) (end int, ok bool) {
 	return end, true
 }
 
-// intlPhoneFast is intlPhone for most numbers (fast path): it reads the
-// groups eight bytes at a time (digitBytes) and writes their digits after
-// the '+' as it goes (see formRoom), which makes the canonical form
-// without a second pass. It reads what intlPhone would, and is not done
-// (and has kept nothing) near the end of the text (phoneReach), where a
-// group's bytes reach into the last eight, or where a run of seven digits
-// or more stands.
-func (s *scanner) intlPhoneFast(t *token, i int) (end int, ok, done bool) {
-	r := s.t
-	if i+phoneReach > len(r) {
-		return 0, false, false
-	}
-	// The first group, one to six digits (scan calls intlPhone at a digit
-	// after the '+').
-	x := le64at(r, i+1)
-	m := digitBytes(x)
-	if m == 7 {
-		return 0, false, false
-	}
-	b, form := s.formRoom()
-	b[0] = '+'
-	put64((*[8]byte)(b[1:9]), x) // the bytes after the digits are overwritten or dropped
-	w, g := 1+m, i+1+m           // w bytes of the form; g: after the last group
-	end = g
-	for last := len(r) - 9; r[g] == ' ' || r[g] == '-'; {
-		// The next group: one to four digits, at most 15 in all.
-		if g > last {
-			return 0, false, false
-		}
-		x = le64at(r, g+1)
-		if m = digitBytes(x); m == 7 {
-			return 0, false, false
-		}
-		if uint(m-1) > 3 || w+m > 16 {
-			break
-		}
-		put64((*[8]byte)(b[w&15:]), x) // at most 14 digits before these
-		w, g = w+m, g+1+m
-		end = g
-	}
-	s.reads += g + 9 - i
-	if w < 8 { // fewer than 7 digits
-		return 0, false, true
-	}
-	// Seven digits or more, at most six before a separator: the text
-	// does not spell the form (see phone).
-	c, ok := s.keepForm(form, w)
-	if !ok {
-		c = s.keep(s.aside[:w])
-	}
-	t.set(i, end, c, kPhone)
-	return end, true, true
-}
-
 // phoneReach is how many bytes from its start a phone number and the bytes
-// read after it most often take: the fast paths read none nearer the end of
-// the text (where the stream guard reads them, as the text grows), which
-// the general path reads.
+// read after it most often take: the fast paths of intlPhone and
+// nationalPhone read none nearer the end of the text (where the stream
+// guard reads them, as the text grows), which the general path reads.
 const phoneReach = 24
 
 // formRoom returns where the phone readers' fast paths write a canonical
@@ -1295,11 +1284,63 @@ func (s *scanner) nationalPhone(t *token, i, k int) (end int, ok bool) {
 	if area < 2 || area > 4 {
 		return 0, false
 	}
-	if fast {
-		if end, ok, done := s.nationalPhoneFast(t, i, k); done {
-			return end, ok
+	if r := s.t; fast && i+phoneReach <= len(r) {
+		// Most numbers (fast path), as in intlPhone: the area code and
+		// each group written to the form as they are read. After a
+		// hyphen, the first group has two to eight digits and the others
+		// two to four; after a space, all have two or three.
+		hyphen, most := r[k] == '-', 4
+		if !hyphen {
+			if r[k] != ' ' || area < 3 {
+				return 0, false
+			}
+			most = 3
 		}
+		b, form := s.formRoom()
+		put64((*[8]byte)(b[:8]), le64at(r, i)) // the area code, and bytes after it the next group overwrites
+		w, g := area, k                        // w digits so far; g: after the last group
+		if hyphen {
+			x := le64at(r, k+1)
+			m := digitBytes(x)
+			if m == 7 {
+				goto general
+			}
+			if m < 2 {
+				return 0, false
+			}
+			put64((*[8]byte)(b[w&15:]), x) // after at most four digits
+			w, g = w+m, k+1+m
+		}
+		end = g
+		groups := 0 // after a space
+		for last := len(r) - 9; r[g] == ' ' || r[g] == '-' && hyphen; {
+			if g > last {
+				goto general
+			}
+			x := le64at(r, g+1)
+			m := digitBytes(x)
+			if m == 7 {
+				goto general
+			}
+			if uint(m-2) > uint(most-2) || w+m > 12 {
+				break
+			}
+			put64((*[8]byte)(b[w&15:]), x) // after at most 10 digits
+			w, g, groups = w+m, g+1+m, groups+1
+			end = g
+		}
+		s.reads += g + 9 - i
+		if w < 7 || !hyphen && groups < 3 {
+			return 0, false
+		}
+		c, ok := s.keepForm(form, w)
+		if !ok {
+			c = s.keep(s.aside[:w])
+		}
+		t.set(i, end, c, kPhone)
+		return end, true
 	}
+general:
 	total, groups := area, 0
 	end = k
 	switch s.ascii(k) {
@@ -1349,68 +1390,6 @@ func (s *scanner) nationalPhone(t *token, i, k int) (end int, ok bool) {
 	}
 	s.phone(t, i, end)
 	return end, true
-}
-
-// nationalPhoneFast is nationalPhone for most numbers (fast path), as
-// intlPhoneFast is intlPhone: the area code [i,k) and each group are
-// written to the form as they are read.
-func (s *scanner) nationalPhoneFast(t *token, i, k int) (end int, ok, done bool) {
-	r := s.t
-	if i+phoneReach > len(r) {
-		return 0, false, false
-	}
-	// After a hyphen, the first group has two to eight digits and the
-	// others two to four; after a space, all have two or three.
-	hyphen, most := r[k] == '-', 4
-	if !hyphen {
-		if r[k] != ' ' || k-i < 3 {
-			return 0, false, true
-		}
-		most = 3
-	}
-	b, form := s.formRoom()
-	put64((*[8]byte)(b[:8]), le64at(r, i)) // the area code, and bytes after it the next group overwrites
-	w, g := k-i, k                         // w digits so far; g: after the last group
-	if hyphen {
-		x := le64at(r, k+1)
-		m := digitBytes(x)
-		if m == 7 {
-			return 0, false, false
-		}
-		if m < 2 {
-			return 0, false, true
-		}
-		put64((*[8]byte)(b[w&15:]), x) // after at most four digits
-		w, g = w+m, k+1+m
-	}
-	end = g
-	groups := 0 // after a space
-	for last := len(r) - 9; r[g] == ' ' || r[g] == '-' && hyphen; {
-		if g > last {
-			return 0, false, false
-		}
-		x := le64at(r, g+1)
-		m := digitBytes(x)
-		if m == 7 {
-			return 0, false, false
-		}
-		if uint(m-2) > uint(most-2) || w+m > 12 {
-			break
-		}
-		put64((*[8]byte)(b[w&15:]), x) // after at most 10 digits
-		w, g, groups = w+m, g+1+m, groups+1
-		end = g
-	}
-	s.reads += g + 9 - i
-	if w < 7 || !hyphen && groups < 3 {
-		return 0, false, true
-	}
-	c, ok := s.keepForm(form, w)
-	if !ok {
-		c = s.keep(s.aside[:w])
-	}
-	t.set(i, end, c, kPhone)
-	return end, true, true
 }
 
 // digitBytes returns how many of the first seven bytes of x (in the order
