@@ -332,11 +332,12 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 	var t token // the number read by a step (when ok), which ends at next
 	var next int
 	var ok bool
-	// The fast path reads prose before each round, up to a number or what
-	// needs a step: after a number or a step, most often a space and a
-	// word; after prose, a step reads what prose stopped at without prose
-	// trying it again. (The stream guard starts most scans at a number
-	// that was open.)
+	// The fast path reads prose first, and after each round, up to a
+	// number or what needs a step: after a number or a step, most often a
+	// space and a word, read without a round of their own; and a round
+	// takes a step where prose stopped without prose trying it again. (It
+	// need not try a digit first: the stream guard starts most scans at a
+	// number that was open.)
 	if fast && i < n && text[i]-'0' >= 10 {
 		i = s.prose(i)
 	}
@@ -1265,8 +1266,8 @@ func (s *scanner) formRoom() (b *[24]byte, n int) {
 
 // keepForm takes the first m bytes of the form written to formRoom's
 // bytes at n, as it returned, into canons and returns their ref; for the
-// aside, it returns false, and the caller keeps them (out of line: canons
-// have room for most).
+// aside it returns false, and the caller keeps them with keep. (Small
+// enough to inline, for the room canons have for most numbers.)
 func (s *scanner) keepForm(n, m int) (ref, bool) {
 	if n < 0 {
 		return ref{}, false
@@ -1399,8 +1400,8 @@ general:
 // adding 0x76 sets the high bit of a byte from 10 to 0x89, and or-ing in
 // the byte itself that of one from 0x80 up. A carry out of a byte comes
 // only from one that is no digit, and spoils only the bytes after it, past
-// the count. The eighth byte is taken for no digit, which spares the case
-// of none.
+// the count. The eighth byte is taken for no digit, which keeps the count
+// below eight and spares TrailingZeros64 a word with no bit set.
 func digitBytes(x uint64) int {
 	v := x ^ '0'*ones
 	other := ((v + 0x76*ones) | v) & (0x80 * ones)
