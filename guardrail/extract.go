@@ -259,6 +259,7 @@ type scanner struct {
 	room    int              // the length of the last text's canons
 	reads   int              // bytes looked at, for the test that scanning is linear
 	inPlace int              // bytes before it stand as they are in f.src (set by scan)
+	aside   [24]byte         // a phone number's canonical form when canons have no room (see formRoom)
 }
 
 // at returns the rune that starts at byte i.
@@ -338,9 +339,19 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 	var t token // the number read by a step (when ok), which ends at next
 	var next int
 	var ok bool
+	// The fast path reads prose first, and after each round, up to a
+	// number or what needs a step: after a number or a step, most often a
+	// space and a word, read without a round of their own; and a round
+	// takes a step where prose stopped without prose trying it again. (It
+	// need not try a digit first: the stream guard starts most scans at a
+	// number that was open.)
+	if fast && i < n && text[i]-'0' >= 10 {
+		i = s.prose(i)
+	}
 	for i < n {
+	read: // at i, where prose stopped or need not look
 		c := text[i]
-		if c == ' ' { // most often between a number and the next
+		if !fast && c == ' ' { // most often between a number and the next (prose reads it)
 			s.reads++
 			i++
 			continue
@@ -352,8 +363,12 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 				if i = j; open {
 					return i, true
 				}
-				if e == j {
-					continue // no digits after the last integer
+				if e == j { // no digits after the last integer
+					if uint(j) < uint(len(text)) && text[j] == '+' {
+						goto read // prose would stop at it at once
+					}
+					i = s.prose(i)
+					continue
 				}
 				k = e
 			} else {
@@ -371,20 +386,21 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 		} else if c == '+' && i+1 < n && text[i+1]-'0' < 10 {
 			// An international phone number, or nothing.
 			s.pastEnd = false
-			if next, ok = s.intlPhone(i); ok {
-				s.phone(&t, i, next)
-			} else {
+			if next, ok = s.intlPhone(&t, i); !ok {
+				if fast && !s.pastEnd {
+					i++ // to the digit after the '+', which prose would not read
+					goto read
+				}
 				next = i + 1
 			}
 		} else {
-			if fast {
-				if j := s.prose(i); j > i {
-					i = j
-					continue
-				}
-			}
 			s.pastEnd = false
-			next, ok = s.step(&t, i)
+			if fast && c < 0x80 && asciiClass[c]&classLetter != 0 {
+				s.reads++ // as step's at reads it
+				next, ok = s.word(&t, i)
+			} else {
+				next, ok = s.step(&t, i)
+			}
 		}
 		if s.pastEnd {
 			return i, true
@@ -392,7 +408,9 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 		if ok {
 			s.toks = append(s.toks, t)
 		}
-		i = next
+		if i = next; fast {
+			i = s.prose(i)
+		}
 	}
 	return i, false
 }
@@ -746,67 +764,78 @@ func (s *scanner) number(i int) (t token, next int, ok bool) {
 // shapes reads what starts with the run of digits [i,k) when it is not a
 // plain integer: a number into t (ok), or formatting up to next. Every
 // shape is told first by the rune after the digits, which each would read
-// first: it is read once here, and a shape is tried only when that rune
-// and the length of the run allow it, so that a plain number costs little.
+// first: it is read once here, and only the shapes that rune can start are
+// tried, in order, and only when the length of the run allows them, so
+// that a plain number costs little.
 func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 	n, first := k-i, s.t[i] // first: a digit
-	c := s.ascii(k)
-	// A markdown ordered-list marker ("1. ", "2) ") at the start of a line
-	// is formatting, not a number.
-	if (c == '.' || c == ')') && n <= 9 && s.atLineStart(i) && isBlank(s.ascii(k+1)) {
-		return k + 1, false
-	}
-	if n == 4 && (c == '-' || c == '/' || c == '.' || c == ' ') {
-		if s.date(t, i, k, c) {
+	switch c := s.ascii(k); c {
+	case '.', ')':
+		// A markdown ordered-list marker ("1. ", "2) ") at the start of
+		// a line is formatting, not a number.
+		if n <= 9 && s.atLineStart(i) && isBlank(s.ascii(k+1)) {
+			return k + 1, false
+		}
+		if c == '.' && n == 4 && s.date(t, i, k, c) {
 			return t.end, true
 		}
-		if r, ok := s.yearRange(i, k); ok {
-			*t = r
-			return t.end, true
+	case '-', '/', ' ':
+		if n == 4 {
+			if c != ' ' && s.date(t, i, k, c) {
+				return t.end, true
+			}
+			if r, ok := s.yearRange(i, k); ok {
+				*t = r
+				return t.end, true
+			}
 		}
-	}
-	// An ordinal suffix; not ":a" or ":e" when a digit follows the ':' (as
-	// ordinalSuffix would find, reading it).
-	if ordinalSuffixes.starts(c) && (c != ':' || !isDigit(s.ascii(k+1))) {
-		if e, ok := s.ordinalSuffix(k); ok && n <= 4 && first != '0' {
-			if n <= 2 {
-				if d, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
+		// A day, when a month name (or "of") may follow. (The rune after
+		// the space is read whatever the day: by numeric and quantity
+		// when not here.)
+		if c == ' ' && n <= 2 && mayStartMonth(s.ascii(k+1)) {
+			if day := s.atoi(i, k); day >= 1 && day <= 31 {
+				if d, ok := s.dayMonth(i, k, day); ok {
 					*t = d
 					return t.end, true
 				}
 			}
-			*t = s.ordinalToken(i, e, s.str(s.digitString(i, k)))
-			return t.end, true
 		}
-	}
-	if n == 1 && (c == 'Q' || c == 'q') && first >= '1' && first <= '4' && !isAlnum(s.at(k+1)) {
-		t.set(i, k+1, s.keep([]byte{'Q', first}), kQuarter)
-		return k + 1, true
-	}
-	if n <= 2 {
-		switch c {
-		case ' ':
-			// A day, when a month name (or "of") may follow. (The rune
-			// after the space is read whatever the day: by numeric and
-			// quantity when not here.)
-			if mayStartMonth(s.ascii(k + 1)) {
-				if day := s.atoi(i, k); day >= 1 && day <= 31 {
-					if d, ok := s.dayMonth(i, k, day); ok {
+		if c != '/' && first == '0' && n >= 2 && n <= 4 {
+			if end, ok := s.nationalPhone(t, i, k); ok {
+				return end, true
+			}
+		}
+	case 'Q', 'q':
+		if n == 1 && first >= '1' && first <= '4' && !isAlnum(s.at(k+1)) {
+			t.set(i, k+1, s.keep([]byte{'Q', first}), kQuarter)
+			return k + 1, true
+		}
+	case ':':
+		if isDigit(s.ascii(k + 1)) {
+			// A time; no ordinal suffix (":a", ":e") stands before a
+			// digit, as ordinalSuffix would find, reading it.
+			if n <= 2 && s.clock(t, i, k) {
+				return t.end, true
+			}
+			break
+		}
+		fallthrough
+	default:
+		// An ordinal suffix.
+		if ordinalSuffixes.starts(c) {
+			if e, ok := s.ordinalSuffix(k); ok && n <= 4 && first != '0' {
+				if n <= 2 {
+					if d, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
 						*t = d
 						return t.end, true
 					}
 				}
-			}
-		case ':':
-			if s.clock(t, i, k) {
+				*t = s.ordinalToken(i, e, s.str(s.digitString(i, k)))
 				return t.end, true
 			}
 		}
-	}
-	if first == '0' && n >= 2 && n <= 4 && (c == '-' || c == ' ') {
-		if end, ok := s.nationalPhone(i, k); ok {
-			s.phone(t, i, end)
-			return end, true
+		if c == ':' && n <= 2 && s.clock(t, i, k) {
+			return t.end, true
 		}
 	}
 	s.numeric(t, i, k)
@@ -1029,6 +1058,24 @@ func (s *scanner) date(t *token, i, k int, sep rune) bool {
 	if sep != '-' && sep != '/' && sep != '.' {
 		return false
 	}
+	if r := s.t; fast && uint(k+6) < uint(len(r)) {
+		// Most dates: two digits for the month and two for the day, then
+		// a byte in the text that is no digit. The reads below find the
+		// same within the text; read as bytes instead.
+		w := r[k : k+7]
+		m1, m2, d1, d2 := w[1]-'0', w[2]-'0', w[4]-'0', w[5]-'0'
+		if m1 < 10 && m2 < 10 && d1 < 10 && d2 < 10 && w[3] == byte(sep) && w[6]-'0' >= 10 {
+			s.reads += 7
+			month, day := m1*10+m2, d1*10+d2
+			if month < 1 || month > 12 || day < 1 || day > 31 {
+				return false
+			}
+			if sep == '-' && k+6 <= s.inPlace {
+				t.set(i, k+6, ref{int32(i), int32(k + 6 - i)}, kDate) // as written, as intern would find
+				return true
+			}
+		}
+	}
 	minDigits := 1
 	if sep == '.' {
 		minDigits = 2
@@ -1062,6 +1109,29 @@ func (s *scanner) date(t *token, i, k int, sep rune) bool {
 // clock reads a time of day, H:MM or HH:MM with an optional :SS, into t;
 // the hour is [i,k), one or two digits before a ':'.
 func (s *scanner) clock(t *token, i, k int) bool {
+	if r := s.t; fast && uint(k+3) < uint(len(r)) {
+		// Most times: H:MM or HH:MM, then a byte in the text that
+		// neither lengthens the minutes nor starts seconds. The reads
+		// below find the same within the text; read as bytes instead.
+		if w := r[k : k+4]; w[3]-'0' >= 10 && w[3] != ':' {
+			s.reads += 4
+			m1, m2 := w[1]-'0', w[2]-'0'
+			if m1 >= 10 || m2 >= 10 {
+				return false // fewer than two digits for the minutes
+			}
+			hour := int(r[k-1] - '0')
+			if k-i == 2 {
+				hour += int(r[i]-'0') * 10
+			}
+			if hour > 24 || m1 > 5 {
+				return false
+			}
+			if k-i == 2 && k+3 <= s.inPlace {
+				t.set(i, k+3, ref{int32(i), 5}, kTime) // as written, as intern would find
+				return true
+			}
+		}
+	}
 	m := s.digits(k + 1)
 	if m-(k+1) != 2 {
 		return false
@@ -1101,17 +1171,65 @@ func pad2(n int) string {
 	return strconv.Itoa(n)
 }
 
-// intlPhone reads an international phone number: '+', then groups of digits
-// separated by single spaces or hyphens, 7 to 15 digits in all (E.164). It
-// returns where the number ends. It reads the bytes itself, up to the rune
-// after the last group it looked at, as digits and ascii would.
-func (s *scanner) intlPhone(i int) (end int, ok bool) {
+// intlPhone reads into t an international phone number: '+', then groups
+// of digits separated by single spaces or hyphens, 7 to 15 digits in all
+// (E.164). It returns where the number ends. It reads the bytes itself, up
+// to the rune after the last group it looked at, as digits and ascii would.
+func (s *scanner) intlPhone(t *token, i int) (end int, ok bool) {
 	const maxDigits = 15
-	t := s.t
+	r := s.t
+	if fast && i+phoneReach <= len(r) {
+		// Most numbers (fast path): the groups read eight bytes at a time
+		// (digitBytes), their digits written after the '+' as they are
+		// read (see formRoom), which makes the canonical form without a
+		// second pass. This reads what the general path below would; it
+		// leaves to it (having kept nothing) a group whose bytes reach
+		// into the last eight of the text, and a run of seven digits or
+		// more.
+		x := le64at(r, i+1) // the first group: scan calls intlPhone at a digit after the '+'
+		m := digitBytes(x)
+		if m == 7 {
+			goto general
+		}
+		b, form := s.formRoom()
+		b[0] = '+'
+		put64((*[8]byte)(b[1:9]), x) // the bytes after the digits are overwritten or dropped
+		w, g := 1+m, i+1+m           // w bytes of the form; g: after the last group
+		end = g
+		for last := len(r) - 9; r[g] == ' ' || r[g] == '-'; {
+			// The next group: one to four digits, at most 15 in all.
+			if g > last {
+				goto general
+			}
+			x = le64at(r, g+1)
+			if m = digitBytes(x); m == 7 {
+				goto general
+			}
+			if uint(m-1) > 3 || w+m > 16 {
+				break
+			}
+			put64((*[8]byte)(b[w&15:]), x) // at most 14 digits before these
+			w, g = w+m, g+1+m
+			end = g
+		}
+		s.reads += g + 9 - i
+		if w < 8 { // fewer than 7 digits
+			return 0, false
+		}
+		// Seven digits or more, at most six before a separator: the text
+		// does not spell the form (see phone).
+		c, ok := s.keepForm(form, w)
+		if !ok {
+			c = s.keep(s.aside[:w])
+		}
+		t.set(i, end, c, kPhone)
+		return end, true
+	}
+general:
 	total, g := 0, i+1 // g: where the group being read ends
 	for {
 		j := g // the group starts at j
-		for g < len(t) && t[g]-'0' < 10 {
+		for g < len(r) && r[g]-'0' < 10 {
 			g++
 		}
 		n := g - j
@@ -1119,30 +1237,118 @@ func (s *scanner) intlPhone(i int) (end int, ok bool) {
 			break
 		}
 		total, end = total+n, g
-		if g >= len(t) || t[g] != ' ' && t[g] != '-' {
+		if g >= len(r) || r[g] != ' ' && r[g] != '-' {
 			break
 		}
 		g++
 	}
 	s.reads += g - i
-	if g >= len(t) && !s.final {
+	if g >= len(r) && !s.final {
 		s.pastEnd = true
 	}
 	if total < 7 {
 		return 0, false
 	}
+	s.phone(t, i, end)
 	return end, true
 }
 
-// nationalPhone reads a national phone number starting with 0: an area code
-// and a hyphen ("08-123 45 67", "0771-123 456"), or space-separated groups
-// ("070 123 45 67"); 7 to 12 digits in all. It returns where the number
-// ends.
-func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
+// phoneReach is how many bytes from its start a phone number and the bytes
+// read after it most often take: the fast paths of intlPhone and
+// nationalPhone read none nearer the end of the text (where the stream
+// guard reads them, as the text grows), which the general path reads.
+const phoneReach = 24
+
+// formRoom returns where the phone readers' fast paths write a canonical
+// form as they read it, eight bytes at a time: the room after canons where
+// it has 24 bytes, else the scanner's aside; and n, the length of canons,
+// or -1 for the aside. Kept (keepForm, or keep for the aside), either
+// grows canons as keep would.
+func (s *scanner) formRoom() (b *[24]byte, n int) {
+	if n := len(s.canons); cap(s.canons)-n >= 24 {
+		return (*[24]byte)(s.canons[n : n+24]), n
+	}
+	return &s.aside, -1
+}
+
+// keepForm takes the first m bytes of the form written to formRoom's
+// bytes at n, as it returned, into canons and returns their ref; for the
+// aside it returns false, and the caller keeps them with keep. (Small
+// enough to inline, for the room canons have for most numbers.)
+func (s *scanner) keepForm(n, m int) (ref, bool) {
+	if n < 0 {
+		return ref{}, false
+	}
+	s.canons = s.canons[:n+m]
+	return ref{^int32(n), int32(m)}, true
+}
+
+// nationalPhone reads into t a national phone number starting with 0: an
+// area code and a hyphen ("08-123 45 67", "0771-123 456"), or
+// space-separated groups ("070 123 45 67"); 7 to 12 digits in all. It
+// returns where the number ends.
+func (s *scanner) nationalPhone(t *token, i, k int) (end int, ok bool) {
 	area := k - i
 	if area < 2 || area > 4 {
 		return 0, false
 	}
+	if r := s.t; fast && i+phoneReach <= len(r) {
+		// Most numbers (fast path), as in intlPhone: the area code and
+		// each group written to the form as they are read. After a
+		// hyphen, the first group has two to eight digits and the others
+		// two to four; after a space, all have two or three.
+		hyphen, most := r[k] == '-', 4
+		if !hyphen {
+			if r[k] != ' ' || area < 3 {
+				return 0, false
+			}
+			most = 3
+		}
+		b, form := s.formRoom()
+		put64((*[8]byte)(b[:8]), le64at(r, i)) // the area code, and bytes after it the next group overwrites
+		w, g := area, k                        // w digits so far; g: after the last group
+		if hyphen {
+			x := le64at(r, k+1)
+			m := digitBytes(x)
+			if m == 7 {
+				goto general
+			}
+			if m < 2 {
+				return 0, false
+			}
+			put64((*[8]byte)(b[w&15:]), x) // after at most four digits
+			w, g = w+m, k+1+m
+		}
+		end = g
+		groups := 0 // after a space
+		for last := len(r) - 9; r[g] == ' ' || r[g] == '-' && hyphen; {
+			if g > last {
+				goto general
+			}
+			x := le64at(r, g+1)
+			m := digitBytes(x)
+			if m == 7 {
+				goto general
+			}
+			if uint(m-2) > uint(most-2) || w+m > 12 {
+				break
+			}
+			put64((*[8]byte)(b[w&15:]), x) // after at most 10 digits
+			w, g, groups = w+m, g+1+m, groups+1
+			end = g
+		}
+		s.reads += g + 9 - i
+		if w < 7 || !hyphen && groups < 3 {
+			return 0, false
+		}
+		c, ok := s.keepForm(form, w)
+		if !ok {
+			c = s.keep(s.aside[:w])
+		}
+		t.set(i, end, c, kPhone)
+		return end, true
+	}
+general:
 	total, groups := area, 0
 	end = k
 	switch s.ascii(k) {
@@ -1190,7 +1396,36 @@ func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
 	if total < 7 {
 		return 0, false
 	}
+	s.phone(t, i, end)
 	return end, true
+}
+
+// digitBytes returns how many of the first seven bytes of x (in the order
+// they stand in the text, the first in the lowest byte) are ASCII digits
+// before the first that is not: 7 for seven digits or more. It tests them
+// all at once, as asciiLetters does: xor-ed with '0', a digit reads 0–9;
+// adding 0x76 sets the high bit of a byte from 10 to 0x89, and or-ing in
+// the byte itself that of one from 0x80 up. A carry out of a byte comes
+// only from one that is no digit, and spoils only the bytes after it, past
+// the count. The eighth byte is taken for no digit, which keeps the count
+// below eight and spares TrailingZeros64 a word with no bit set.
+func digitBytes(x uint64) int {
+	v := x ^ '0'*ones
+	other := ((v + 0x76*ones) | v) & (0x80 * ones)
+	return bits.TrailingZeros64(other|1<<63) >> 3
+}
+
+// le64at returns the eight bytes of t from i, which i+8 <= len(t) must
+// keep within t, as le64 reads them (one load; as prose reads them).
+func le64at(t string, i int) uint64 {
+	return le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
+}
+
+// put64 writes x to b, the lowest byte first (one store where the machine
+// is little-endian).
+func put64(b *[8]byte, x uint64) {
+	b[0], b[1], b[2], b[3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+	b[4], b[5], b[6], b[7] = byte(x>>32), byte(x>>40), byte(x>>48), byte(x>>56)
 }
 
 // phone makes t the phone number [i,end). Its canonical form is its
