@@ -1571,6 +1571,23 @@ func (s *scanner) percent(t *token, end int) {
 			return
 		}
 	}
+	if fast && end != t.end+1 {
+		// Kept without a look at the text: with a '%' after the
+		// canonical form when that is the last form kept ("12,5 %":
+		// "12.5"), which extends it, else after a copy of it.
+		c := s.str(t.canon)
+		if r := t.canon; r.at < 0 && int(^r.at)+len(c) == len(s.canons) {
+			s.grow(1)
+			t.canon.n++
+		} else {
+			n := s.grow(len(c) + 1)
+			s.canons = append(s.canons, c...)
+			t.canon = ref{^int32(n), int32(len(c) + 1)}
+		}
+		s.canons = append(s.canons, '%')
+		t.end, t.kind = end, kPercent
+		return
+	}
 	s.buf = append(append(s.buf[:0], s.str(t.canon)...), '%')
 	if end == t.end+1 {
 		t.canon = s.intern(s.buf, t.start)

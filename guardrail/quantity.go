@@ -349,28 +349,26 @@ var currencyCodes = newWordSet(table(`
 // ambiguous): a percent sign or word, a scale, a unit, a period.
 func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	k := t.end
-	// Most numbers are followed by nothing read below: an ASCII rune
-	// that begins none of it, or a space and such a rune.
-	// c and d are read as ASCII: a rune beyond begins no word of a set but
-	// as wordSet.starts takes notASCII, and no scale word begins with one.
-	c, d := s.ascii(k), rune(eof) // d: the rune after a space
+	// What may follow is told by the rune after the number, or after a
+	// space after it, read as ASCII (see quantityAfter); most numbers are
+	// followed by nothing read below.
+	c, j := s.ascii(k), k // the word after the number would start at j
+	var f uint8
 	if c == ' ' {
-		if d = s.ascii(k + 1); uint32(d) < 0x80 && !followsSpace[d] {
-			t.unit = prefixUnit
-			return
-		}
-	} else if uint32(c) < 0x80 && !followsNumber[c] {
+		j++
+		f = quantityAfter[1][min(uint32(s.ascii(j)), 0x80)]
+	} else {
+		f = quantityAfter[0][min(uint32(c), 0x80)]
+	}
+	if f == 0 {
 		t.unit = prefixUnit
 		return
 	}
 	// A percent.
-	switch {
-	case c == '%':
-		s.percent(t, k+1)
-	case d == '%':
-		s.percent(t, k+2)
-	case c == ' ' && percentWords.starts(d):
-		if _, e, ok := s.read(percentWords, k+1); ok {
+	if f&qPercent != 0 {
+		s.percent(t, j+1)
+	} else if f&qPercentWord != 0 {
+		if _, e, ok := s.read(percentWords, j); ok {
 			s.percent(t, e)
 		}
 	}
@@ -380,28 +378,25 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 		// metres), or after a space ("1.5 million").
 		var w *trieNode
 		e, ok := 0, false
-		if gluedScales.starts(c) {
+		if f&qGlued != 0 {
 			w, e, ok = s.read(gluedScales, k)
 			m := e == k+1 && s.t[k]|0x20 == 'm' // the one-letter word "m"
 			ok = ok && (!m || prefixUnit != 0)
 		}
-		if !ok && t.kind != kWords {
-			if c == ' ' && scaleWords.starts(d) {
-				w, e, ok = s.read(scaleWords, k+1)
-			} else if isLetter(c) && scaleWords.starts(c) {
-				w, e, ok = s.read(scaleWords, k)
-			}
+		if !ok && t.kind != kWords && f&qScale != 0 {
+			w, e, ok = s.read(scaleWords, j)
 		}
 		if ok {
 			s.scale(t, w, e)
+			if j = t.end; s.ascii(j) == ' ' {
+				j++
+			}
+			f |= qUnit // what follows the scale word
 		}
 		// A unit or currency right after the number, or after one space
 		// ("399 kr", "5TB", "399:-", "12 €"), unless one written before
 		// is not a currency.
-		if k, j := t.end, t.end; t.unit <= gbp {
-			if s.ascii(k) == ' ' {
-				j++
-			}
+		if t.unit <= gbp && f&qUnit != 0 {
 			w, e, ok := s.read(unitWords, j)
 			// "$5 million dollars" keeps $; "$5 kr" is not read.
 			if ok && (t.unit == 0 || w.code == t.unit) {
@@ -411,15 +406,25 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	}
 	// What the quantity is per: "/month", "/mån", " per year", " a month",
 	// " i månaden", " monthly".
-	switch k = t.end; s.ascii(k) {
+	if t.end != k { // after what was read: told by the rune after it
+		c = s.ascii(t.end)
+		f = qPeriod
+		if c == ' ' {
+			f = 0
+			if periodSpaced.starts(s.ascii(t.end + 1)) {
+				f = qPeriod
+			}
+		}
+	}
+	if f&qPeriod == 0 {
+		return
+	}
+	switch k = t.end; c {
 	case '/':
 		if w, e, ok := s.read(periodWords, k+1); ok {
 			t.period, t.end = w.code, e
 		}
 	case ' ':
-		if fast && !periodSpaced.starts(s.ascii(k+1)) {
-			return // most words after a number
-		}
 		w, e, ok := s.read(periodSpaced, k+1)
 		if ok && w.code == 0 && s.ascii(e) == ' ' { // a join: the period follows
 			w, e, ok = s.read(periodWords, e+1)
@@ -430,21 +435,53 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	}
 }
 
+// quantityAfter tells what quantity reads after a number by the rune
+// right after it ([0]) or after a space after it ([1]): the ASCII runes
+// (of either case) that begin something it reads; at 0x80, a rune beyond
+// ASCII (notASCII), which may begin a word of a set, as wordSet.starts
+// takes it, but no scale word right after the digits (isLetter(notASCII)
+// is false), and the end of the text (eof), where every read finds
+// nothing.
+var quantityAfter = func() (t [2][0x81]uint8) {
+	mark := func(t *[0x81]uint8, f uint8, ws *wordSet) {
+		for b := range t {
+			if ws.starts(rune(b)) {
+				t[b] |= f
+			}
+		}
+	}
+	direct, spaced := &t[0], &t[1]
+	direct['%'], spaced['%'] = qPercent, qPercent
+	mark(spaced, qPercentWord, percentWords)
+	mark(direct, qGlued, gluedScales)
+	mark(direct, qScale, scaleWords)
+	mark(spaced, qScale, scaleWords)
+	mark(direct, qUnit, unitWords)
+	mark(spaced, qUnit, unitWords)
+	direct['/'] |= qPeriod
+	mark(spaced, qPeriod, periodSpaced)
+	direct[0x80] &^= qScale
+	return t
+}()
+
+// The things quantity reads after a number, in quantityAfter.
+const (
+	qPercent     = 1 << iota // a percent sign
+	qPercentWord             // a percent word, after a space
+	qGlued                   // a scale glued to the digits
+	qScale                   // a scale word
+	qUnit                    // a unit or currency
+	qPeriod                  // what the quantity is per, after '/' or a space
+)
+
 // followsNumber and followsSpace mark the ASCII runes (of either case)
 // that begin something quantity reads right after a number, or after a
 // space after it.
 var followsNumber, followsSpace = func() (direct, spaced [0x80]bool) {
-	mark := func(t *[0x80]bool, sets ...*wordSet) {
-		for _, ws := range sets {
-			for b := range t {
-				t[b] = t[b] || ws.starts(rune(b))
-			}
-		}
+	for c := range direct {
+		direct[c] = quantityAfter[0][c] != 0 || c == ' '
+		spaced[c] = quantityAfter[1][c] != 0
 	}
-	mark(&direct, gluedScales, scaleWords, unitWords)
-	direct['%'], direct['/'], direct[' '] = true, true, true
-	mark(&spaced, percentWords, scaleWords, unitWords, periodSpaced)
-	spaced['%'] = true
 	return direct, spaced
 }()
 
