@@ -830,9 +830,9 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		}
 	run: // [i,k) is a run of digits
 		e := 0           // the end of the run of digits after a space after it, when read
-		grouped := false // grouping or decimals follow: numeric reads them
-		if k+1 >= n || r[i] == '0' && k-i >= 2 && k-i <= 4 {
-			return i, k, false // near the end, or maybe a phone number
+		group := byte(0) // the byte after [i,k) when grouping or decimals follow: numeric reads them
+		if k+1 >= n {
+			return i, k, false // near the end
 		}
 		c, d := r[k], r[k+1]
 		if c >= 0x80 || d >= 0x80 {
@@ -847,7 +847,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				// only numeric reads in shapes, unless a date may follow
 				// ("2025.12.31").
 				if (c == ',' || c == '.' && k-i != 4) && d-'0' < 10 {
-					grouped = true
+					group = c
 					goto quantified
 				}
 				return i, k, false
@@ -856,18 +856,23 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			if f&isDigitRune == 0 {
 				// A range ("2007 - 08"), a day and month ("3 May"), or
 				// else what quantity reads (percent, unit, scale, period).
-				if k-i == 4 && (d == '-' || d == '/') || k-i <= 2 && mayStartMonth(rune(d)) {
+				if k-i == 4 && (d == '-' || d == '/') || k-i <= 2 && f&monthRuns != 0 {
 					return i, k, false
 				}
 				goto quantified
 			}
-			if k-i <= 3 && r[i] != '0' {
+			if r[i] == '0' {
+				if k-i >= 2 && k-i <= 4 {
+					return i, k, false // maybe a phone number ("070 123 45 67")
+				}
+			} else if k-i <= 3 {
 				// "10 000" when a group of three digits (or a run
 				// at the end of the text) follows: none of the other
 				// shapes, but grouping starts so.
 				for e = k + 2; e < n && r[e]-'0' < 10; e++ {
 				}
-				if grouped = e == n || e-(k+1) == 3; grouped {
+				if e == n || e-(k+1) == 3 {
+					group = ' '
 					goto quantified
 				}
 			}
@@ -884,7 +889,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		}
 		goto next
 	quantified:
-		if k, open = s.quantified(i, k, grouped); open {
+		if k, open = s.quantified(i, k, group); open {
 			return i, i, true
 		}
 	next:
@@ -898,17 +903,22 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 }
 
 // quantified reads for integers the number whose first run of digits is
-// [i,k), with its grouping or decimals (numeric reads them) or else an
-// integer, and what quantity reads after it, as shapes would. It returns
+// [i,k), with its grouping or decimals when group, the byte after the
+// run, is not 0 (numeric reads them) or else an integer, and what quantity
+// reads after it, as shapes would. It returns
 // where the number ends, or open when it looked past the end of a text
 // that may grow. (It keeps the token and the calls out of integers' loop,
 // whose values then stay in registers.)
-func (s *scanner) quantified(i, k int, grouped bool) (end int, open bool) {
+func (s *scanner) quantified(i, k int, group byte) (end int, open bool) {
 	var t token
 	s.reads += k - i + 1
 	s.pastEnd = false
-	if grouped {
-		s.numeric(&t, i, k)
+	if group != 0 {
+		// Most often one group after a mark ("12,5"): oneGroup, sooner
+		// than numeric, which reads what oneGroup does not.
+		if group == ' ' || !s.oneGroup(&t, i, k, rune(group)) {
+			s.numeric(&t, i, k)
+		}
 	} else {
 		canon := ref{int32(i), int32(k - i)} // as digitString does, without a call
 		if k > s.inPlace {
@@ -927,7 +937,8 @@ func (s *scanner) quantified(i, k int, grouped bool) (end int, open bool) {
 // afterRun marks the ASCII runes that end a plain integer right after its
 // digits (endsRun), or after a space after it (spaceEndsRun); those after
 // which shapes reads nothing but an integer and what quantity reads
-// (quantityRuns); and the digits. Only integers reads it, a fast path: the
+// (quantityRuns); the digits; and the runes that may begin a month name
+// or "of" (monthRuns: "3 May"). Only integers reads it, a fast path: the
 // WASM guard leaves it empty, without the code that fills it.
 var afterRun = func() (t [0x80]uint8) {
 	if !fast {
@@ -956,6 +967,9 @@ var afterRun = func() (t [0x80]uint8) {
 		if isDigit(c) {
 			t[c] |= isDigitRune
 		}
+		if mayStartMonth(c) {
+			t[c] |= monthRuns
+		}
 	}
 	return t
 }()
@@ -965,6 +979,7 @@ const (
 	spaceEndsRun
 	quantityRuns
 	isDigitRune
+	monthRuns // after a space: a month name, or "of", may begin with it
 )
 
 // digitString returns the digits [i,k) as a string: in the original text

@@ -356,9 +356,9 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	var f uint8
 	if c == ' ' {
 		j++
-		f = quantityAfter[1][min(uint32(s.ascii(j)), 0x80)]
+		f = quantityAfter[1][uint8(s.ascii(j))]
 	} else {
-		f = quantityAfter[0][min(uint32(c), 0x80)]
+		f = quantityAfter[0][uint8(c)]
 	}
 	if f == 0 {
 		t.unit = prefixUnit
@@ -436,16 +436,16 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 }
 
 // quantityAfter tells what quantity reads after a number by the rune
-// right after it ([0]) or after a space after it ([1]): the ASCII runes
-// (of either case) that begin something it reads; at 0x80, a rune beyond
-// ASCII (notASCII), which may begin a word of a set, as wordSet.starts
-// takes it, but no scale word right after the digits (isLetter(notASCII)
-// is false), and the end of the text (eof), where every read finds
-// nothing.
-var quantityAfter = func() (t [2][0x81]uint8) {
-	mark := func(t *[0x81]uint8, f uint8, ws *wordSet) {
-		for b := range t {
-			if ws.starts(rune(b)) {
+// right after it ([0]) or after a space after it ([1]), as ascii reads it
+// (a byte of it, uint8(c)): the ASCII runes (of either case) that begin
+// something it reads; at 0x80, a rune beyond ASCII (notASCII), which may
+// begin a word of a set, as wordSet.starts takes it, but no scale word
+// right after the digits (isLetter(notASCII) is false); at 0xFF the end
+// of the text (eof), where every read finds nothing, marked as notASCII.
+var quantityAfter = func() (t [2][0x100]uint8) {
+	mark := func(t *[0x100]uint8, f uint8, ws *wordSet) {
+		for b := range notASCII + 1 {
+			if ws.starts(b) {
 				t[b] |= f
 			}
 		}
@@ -460,7 +460,8 @@ var quantityAfter = func() (t [2][0x81]uint8) {
 	mark(spaced, qUnit, unitWords)
 	direct['/'] |= qPeriod
 	mark(spaced, qPeriod, periodSpaced)
-	direct[0x80] &^= qScale
+	direct[notASCII] &^= qScale
+	direct[0xFF], spaced[0xFF] = direct[notASCII], spaced[notASCII] // uint8(eof)
 	return t
 }()
 
