@@ -36,6 +36,11 @@ type wordSet struct {
 	// where read takes its fast path).
 	rows  []uint16
 	width int
+	// pairs marks, by a first byte and a second (ASCII, of either case),
+	// the words' first two bytes, and every second byte after a first
+	// that is a word alone (see may); made by withPairs for the sets
+	// quantity asks may about.
+	pairs *[0x80][2]uint64
 }
 
 const (
@@ -105,6 +110,28 @@ func newWordSet(m map[string]string) *wordSet {
 	return ws
 }
 
+// withPairs gives ws its pairs, natively (the WASM guard makes none), and
+// returns it.
+func (ws *wordSet) withPairs() *wordSet {
+	if !fast {
+		return ws
+	}
+	ws.pairs = new([0x80][2]uint64)
+	for b0 := range byte(0x80) {
+		r := ws.step(0, b0)
+		if r == 0 {
+			continue
+		}
+		whole := ws.rows[r+ws.width-1]&nodeWhole != 0
+		for b1 := range byte(0x80) {
+			if whole || ws.step(r, b1) != 0 {
+				ws.pairs[b0][b1>>6] |= 1 << (b1 & 63)
+			}
+		}
+	}
+	return ws
+}
+
 // add returns the node after byte b from node n, made when missing, and
 // gives b a symbol when it has none.
 func (ws *wordSet) add(n int, b byte) int {
@@ -145,6 +172,20 @@ func (ws *wordSet) has(w []byte) bool {
 // only for an ASCII rune that begins none.
 func (ws *wordSet) starts(c rune) bool {
 	return uint32(c) >= 0x80 || ws.rows[ws.sym[c]] != 0
+}
+
+// may reports whether read may find a word of ws at i, told sooner by
+// the two bytes there (fast path, for the sets with pairs): false only
+// when they stand in the text, both ASCII, and begin no word of ws, nor
+// is the first alone a word of it: read would stop at one of them and
+// find none, as it does at most words after a number.
+func (s *scanner) may(ws *wordSet, i int) bool {
+	t := s.t
+	if uint(i+1) >= uint(len(t)) || t[i]|t[i+1] >= 0x80 {
+		return true
+	}
+	b := t[i+1]
+	return ws.pairs[t[i]][b>>6]>>(b&63)&1 != 0
 }
 
 // read reports which word of the set stands at i as a whole word (not
@@ -282,7 +323,7 @@ var periodSpaced = newWordSet(table(`
 	year = yearly annually årligen
 	week = weekly
 	day = daily
-	= per a an each every i om pro`))
+	= per a an each every i om pro`)).withPairs()
 
 // Scale words after a number: "1.5 million", "2 mkr" (also a currency),
 // valued by their exponent, or their exponent and unit (the code of a word
@@ -296,7 +337,7 @@ const scaleSpec = `
 	6 SEK = mkr msek
 	9 SEK = mdkr`
 
-var scaleWords = newWordSet(table(scaleSpec))
+var scaleWords = newWordSet(table(scaleSpec)).withPairs()
 
 // Short scales written right after the digits: "$8.2m", "50k", "3bn".
 var gluedScales = newWordSet(table(`
@@ -383,7 +424,7 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			m := e == k+1 && s.t[k]|0x20 == 'm' // the one-letter word "m"
 			ok = ok && (!m || prefixUnit != 0)
 		}
-		if !ok && t.kind != kWords && f&qScale != 0 {
+		if !ok && t.kind != kWords && f&qScale != 0 && (!fast || s.may(scaleWords, j)) {
 			w, e, ok = s.read(scaleWords, j)
 		}
 		if ok {
@@ -406,12 +447,13 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	}
 	// What the quantity is per: "/month", "/mån", " per year", " a month",
 	// " i månaden", " monthly".
+	k0 := k
 	if t.end != k { // after what was read: told by the rune after it
 		c = s.ascii(t.end)
 		f = qPeriod
 		if c == ' ' {
 			f = 0
-			if periodSpaced.starts(s.ascii(t.end + 1)) {
+			if periodSpaced.starts(s.ascii(t.end+1)) && (!fast || s.may(periodSpaced, t.end+1)) {
 				f = qPeriod
 			}
 		}
@@ -425,6 +467,9 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			t.period, t.end = w.code, e
 		}
 	case ' ':
+		if fast && t.end == k0 && !s.may(periodSpaced, k+1) {
+			return
+		}
 		w, e, ok := s.read(periodSpaced, k+1)
 		if ok && w.code == 0 && s.ascii(e) == ' ' { // a join: the period follows
 			w, e, ok = s.read(periodWords, e+1)
