@@ -393,9 +393,21 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	// What may follow is told by the rune after the number, or after a
 	// space after it, read as ASCII (see quantityAfter); most numbers are
 	// followed by nothing read below.
-	c, j := s.ascii(k), k // the word after the number would start at j
+	var c rune
 	var f uint8
-	if c == ' ' {
+	j := k // the word after the number would start at j
+	if text := s.t; fast && uint(k+1) < uint(len(text)) {
+		// Both bytes in the text: read without ascii's checks (a byte
+		// beyond ASCII has the flags of notASCII in quantityAfter, and is
+		// never ' ' or '/', which is all c is compared with).
+		s.reads += 2
+		if c = rune(text[k]); c == ' ' {
+			j++
+			f = quantityAfter[1][text[j]]
+		} else {
+			f = quantityAfter[0][text[k]]
+		}
+	} else if c = s.ascii(k); c == ' ' {
 		j++
 		f = quantityAfter[1][uint8(s.ascii(j))]
 	} else {
@@ -487,6 +499,8 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 // begin a word of a set, as wordSet.starts takes it, but no scale word
 // right after the digits (isLetter(notASCII) is false); at 0xFF the end
 // of the text (eof), where every read finds nothing, marked as notASCII.
+// Every byte beyond ASCII is marked so, for a byte of the text read as it
+// stands.
 var quantityAfter = func() (t [2][0x100]uint8) {
 	mark := func(t *[0x100]uint8, f uint8, ws *wordSet) {
 		for b := range notASCII + 1 {
@@ -506,7 +520,9 @@ var quantityAfter = func() (t [2][0x100]uint8) {
 	direct['/'] |= qPeriod
 	mark(spaced, qPeriod, periodSpaced)
 	direct[notASCII] &^= qScale
-	direct[0xFF], spaced[0xFF] = direct[notASCII], spaced[notASCII] // uint8(eof)
+	for b := notASCII + 1; b <= 0xFF; b++ { // and uint8(eof)
+		direct[b], spaced[b] = direct[notASCII], spaced[notASCII]
+	}
 	return t
 }()
 
