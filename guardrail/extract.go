@@ -830,7 +830,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		}
 	run: // [i,k) is a run of digits
 		e := 0           // the end of the run of digits after a space after it, when read
-		group := byte(0) // the byte after [i,k) when grouping or decimals follow: numeric reads them
+		group := byte(0) // the byte after [i,k) when grouping or decimals follow
 		if k+1 >= n {
 			return i, k, false // near the end
 		}
@@ -889,8 +889,36 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		}
 		goto next
 	quantified:
-		if k, open = s.quantified(i, k, group); open {
-			return i, i, true
+		// The number whose first run of digits is [i,k), with its
+		// grouping or decimals when group, the byte after the run, is
+		// not 0 (numeric reads them), or else an integer, and what
+		// quantity reads after it, as shapes would. (Read here, not in a
+		// function of its own: a call costs more than the values
+		// integers keeps on the stack across these calls.)
+		{
+			var t token
+			s.reads += k - i + 1
+			s.pastEnd = false
+			if group != 0 {
+				// Most often one group after a mark ("12,5"):
+				// oneGroup, sooner than numeric, which reads what
+				// oneGroup does not.
+				if group == ' ' || !s.oneGroup(&t, i, k, rune(group)) {
+					s.numeric(&t, i, k)
+				}
+			} else {
+				canon := ref{int32(i), int32(k - i)} // as digitString does, without a call
+				if k > s.inPlace {
+					canon = s.digitString(i, k)
+				}
+				t.set(i, k, canon, kInteger) // as numeric would
+			}
+			s.quantity(&t, s.prefix)
+			if s.pastEnd {
+				return i, i, true
+			}
+			s.toks = append(s.toks, t)
+			k = t.end
 		}
 	next:
 		if i = k; i < n && r[i] == ' ' {
@@ -900,38 +928,6 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			return i, i, false
 		}
 	}
-}
-
-// quantified reads for integers the number whose first run of digits is
-// [i,k), with its grouping or decimals when group, the byte after the
-// run, is not 0 (numeric reads them) or else an integer, and what quantity
-// reads after it, as shapes would. It returns
-// where the number ends, or open when it looked past the end of a text
-// that may grow. (It keeps the token and the calls out of integers' loop,
-// whose values then stay in registers.)
-func (s *scanner) quantified(i, k int, group byte) (end int, open bool) {
-	var t token
-	s.reads += k - i + 1
-	s.pastEnd = false
-	if group != 0 {
-		// Most often one group after a mark ("12,5"): oneGroup, sooner
-		// than numeric, which reads what oneGroup does not.
-		if group == ' ' || !s.oneGroup(&t, i, k, rune(group)) {
-			s.numeric(&t, i, k)
-		}
-	} else {
-		canon := ref{int32(i), int32(k - i)} // as digitString does, without a call
-		if k > s.inPlace {
-			canon = s.digitString(i, k)
-		}
-		t.set(i, k, canon, kInteger) // as numeric would
-	}
-	s.quantity(&t, s.prefix)
-	if s.pastEnd {
-		return i, true
-	}
-	s.toks = append(s.toks, t)
-	return t.end, false
 }
 
 // afterRun marks the ASCII runes that end a plain integer right after its
