@@ -1569,43 +1569,4 @@ func (s *scanner) leadingFraction(i int) (token, int, bool) {
 	return t, t.end, true
 }
 
-// percent makes t a percent that ends at end. Only a '%' right after the
-// number can spell its canonical form in the text ("99.9%" as printed
-// costs nothing); after a space or as a word it is kept without a look.
-func (s *scanner) percent(t *token, end int) {
-	if r := t.canon; fast && end == t.end+1 && r.at >= 0 && r.n > 0 {
-		// The canonical form stands in the text: most often with the
-		// sign right after it, which makes the percent's.
-		if src := s.f.src; int(r.at+r.n) < len(src) && src[r.at+r.n] == '%' {
-			t.canon.n++
-			t.end, t.kind = end, kPercent
-			return
-		}
-	}
-	if fast && end != t.end+1 {
-		// Kept without a look at the text: with a '%' after the
-		// canonical form when that is the last form kept ("12,5 %":
-		// "12.5"), which extends it, else after a copy of it.
-		c := s.str(t.canon)
-		if r := t.canon; r.at < 0 && int(^r.at)+len(c) == len(s.canons) {
-			s.grow(1)
-			t.canon.n++
-		} else {
-			n := s.grow(len(c) + 1)
-			s.canons = append(s.canons, c...)
-			t.canon = ref{^int32(n), int32(len(c) + 1)}
-		}
-		s.canons = append(s.canons, '%')
-		t.end, t.kind = end, kPercent
-		return
-	}
-	s.buf = append(append(s.buf[:0], s.str(t.canon)...), '%')
-	if end == t.end+1 {
-		t.canon = s.intern(s.buf, t.start)
-	} else {
-		t.canon = s.keep(s.buf) // the text spells no percent so
-	}
-	t.end, t.kind = end, kPercent
-}
-
 var percentWords = newWordSet(map[string]string{"percent": "", "procent": "", "per cent": ""})

@@ -417,15 +417,48 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 		t.unit = prefixUnit
 		return
 	}
-	// A percent.
+	// A percent, which ends at end: its canonical form is the number's
+	// with a '%'. Only a '%' right after the number can spell that in the
+	// text ("99.9%" as printed costs nothing); after a space or as a word
+	// it is kept without a look.
+	end := 0
 	if f&qPercent != 0 {
-		s.percent(t, j+1)
+		end = j + 1
 	} else if f&qPercentWord != 0 {
 		if _, e, ok := s.read(percentWords, j); ok {
-			s.percent(t, e)
+			end = e
 		}
 	}
-	if t.kind != kPercent {
+	if end > 0 {
+		switch r := t.canon; {
+		case fast && end == k+1 && r.at >= 0 && r.n > 0 && int(r.at+r.n) < len(s.f.src) && s.f.src[r.at+r.n] == '%':
+			// The canonical form stands in the text, with the sign
+			// right after it: that makes the percent's.
+			t.canon.n++
+		case fast && end != k+1:
+			// Kept with a '%' after the canonical form when that is
+			// the last form kept ("12,5 %": "12.5"), which extends it,
+			// else after a copy of it.
+			form := s.str(r)
+			if r.at < 0 && int(^r.at)+len(form) == len(s.canons) {
+				s.grow(1)
+				t.canon.n++
+			} else {
+				n := s.grow(len(form) + 1)
+				s.canons = append(s.canons, form...)
+				t.canon = ref{^int32(n), int32(len(form) + 1)}
+			}
+			s.canons = append(s.canons, '%')
+		default:
+			s.buf = append(append(s.buf[:0], s.str(r)...), '%')
+			if end == k+1 {
+				t.canon = s.intern(s.buf, t.start)
+			} else {
+				t.canon = s.keep(s.buf) // the text spells no percent so
+			}
+		}
+		t.end, t.kind = end, kPercent
+	} else {
 		t.unit = prefixUnit
 		// A scale glued to the digits ("50k", "$8.2m"; a bare "5m" is
 		// metres), or after a space ("1.5 million").
@@ -459,7 +492,6 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	}
 	// What the quantity is per: "/month", "/mån", " per year", " a month",
 	// " i månaden", " monthly".
-	k0 := k
 	if t.end != k { // after what was read: told by the rune after it
 		c = s.ascii(t.end)
 		f = qPeriod
@@ -473,16 +505,16 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	if f&qPeriod == 0 {
 		return
 	}
-	switch k = t.end; c {
+	switch p := t.end; c {
 	case '/':
-		if w, e, ok := s.read(periodWords, k+1); ok {
+		if w, e, ok := s.read(periodWords, p+1); ok {
 			t.period, t.end = w.code, e
 		}
 	case ' ':
-		if fast && t.end == k0 && !s.may(periodSpaced, k+1) {
+		if fast && p == k && !s.may(periodSpaced, p+1) {
 			return
 		}
-		w, e, ok := s.read(periodSpaced, k+1)
+		w, e, ok := s.read(periodSpaced, p+1)
 		if ok && w.code == 0 && s.ascii(e) == ' ' { // a join: the period follows
 			w, e, ok = s.read(periodWords, e+1)
 		}
