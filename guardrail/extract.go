@@ -899,11 +899,38 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			var t token
 			s.reads += k - i + 1
 			s.pastEnd = false
-			if group != 0 {
+			if group == ' ' {
+				// Grouped with spaces ("10 000"), [k+1,e) the first
+				// group: the groups of three after it, read as numeric
+				// reads them while they stand in the text with a byte
+				// after them, which is no decimal mark; numeric reads
+				// the rest.
+				g := e
+				for g < n && r[g] == ' ' {
+					h := g + 1
+					for h < n && r[h]-'0' < 10 {
+						h++
+					}
+					if h == n {
+						g = n // a run at the end, which may go on: numeric reads it
+						break
+					}
+					if h-(g+1) != 3 {
+						break
+					}
+					g = h
+				}
+				if g < n && r[g] != '.' && r[g] != ',' {
+					s.reads += g - k
+					t.set(i, g, s.keepGroups(i, k, g, 0), kGrouped)
+				} else {
+					s.numeric(&t, i, k)
+				}
+			} else if group != 0 {
 				// Most often one group after a mark ("12,5"):
 				// oneGroup, sooner than numeric, which reads what
 				// oneGroup does not.
-				if group == ' ' || !s.oneGroup(&t, i, k, rune(group)) {
+				if !s.oneGroup(&t, i, k, rune(group)) {
 					s.numeric(&t, i, k)
 				}
 			} else {
