@@ -1328,15 +1328,26 @@ func (s *scanner) numeric(t *token, i, k int) {
 // after its integer part [i,k): one group of digits after the mark c, and
 // no more ("12,5", "99.9", "1,000"). Its canonical form is the number up
 // to its last digit not a trailing zero of a decimal, with the canonical
-// mark, which is often the one written. oneGroup reads what numeric would;
-// with any other number (or one that stands in the text as written but
-// not in place) it returns false, and numeric reads it again.
+// mark, which is often the one written. oneGroup reads what numeric would,
+// byte by byte as digits and ascii would read them while they stand in the
+// text; with any other number, one whose reads reach the last byte of the
+// text (where one may look past its end), or one that stands in the text
+// as written but not in place, it returns false, and numeric reads it
+// again.
 func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
-	if c != '.' && c != ',' || !isDigit(s.ascii(k+1)) {
+	x := s.t
+	if c != '.' && c != ',' || k+2 >= len(x) || x[k+1]-'0' >= 10 {
 		return false
 	}
-	g := s.digits(k + 1) // the group is [k+1,g)
-	if m := s.ascii(g); (m == '.' || m == ',') && isDigit(s.ascii(g+1)) {
+	g := k + 2 // the group is [k+1,g)
+	for g < len(x) && x[g]-'0' < 10 {
+		g++
+	}
+	if g+1 >= len(x) {
+		return false
+	}
+	s.reads += g - k + 1
+	if m := x[g]; (m == '.' || m == ',') && x[g+1]-'0' < 10 {
 		return s.thousands(t, i, k, c, g) // more groups
 	}
 	kind, mark, end := kDecimal, byte('.'), g // the canonical form: [i,end) with mark at k
@@ -1372,34 +1383,42 @@ func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
 // of up to three digits, not starting with 0, then groups of three digits
 // each after the mark c, the first [k+1,g), and another group after it.
 // Its canonical form is its digits, with the decimals after a '.' (see
-// numeric). It reads what numeric would; with any other number it returns
-// false.
+// numeric). It reads what numeric would, as oneGroup does (g+1 is in the
+// text); with any other number it returns false.
 func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
-	if k-i > 3 || s.t[i] == '0' || g-k != 4 {
+	x := s.t
+	if k-i > 3 || x[i] == '0' || g-k != 4 {
 		return false
 	}
 	kind, end := kGrouped, g // the number is [i,end)
 	for {
-		m := s.ascii(g)
-		if m != '.' && m != ',' || !isDigit(s.ascii(g+1)) {
+		m := x[g] // (g+1 is in the text: see oneGroup and below)
+		if m != '.' && m != ',' || x[g+1]-'0' >= 10 {
 			end = g
 			break
 		}
-		e := s.digits(g + 1)
-		if m == c && e-g == 4 {
+		e := g + 2
+		for e < len(x) && x[e]-'0' < 10 {
+			e++
+		}
+		if e+1 >= len(x) {
+			return false
+		}
+		if m == byte(c) && e-g == 4 {
 			g = e
 			continue
 		}
-		if m == c {
+		if m == byte(c) {
 			return false
 		}
 		// After the other mark: decimals, when no group follows.
-		if m := s.ascii(e); (m == '.' || m == ',') && isDigit(s.ascii(e+1)) {
+		if m := x[e]; (m == '.' || m == ',') && x[e+1]-'0' < 10 {
 			return false
 		}
 		kind, end = kDecimal, e
 		break
 	}
+	s.reads += end - g
 	e, more := g, 0 // the decimals kept are [g+1,e), more bytes with the '.'
 	if kind == kDecimal {
 		for e = end; e > g+1 && s.t[e-1] == '0'; e-- { // trailing zeros dropped
