@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file reads what is printed with a number and makes it a quantity:
@@ -36,12 +37,28 @@ type wordSet struct {
 	// where read takes its fast path).
 	rows  []uint16
 	width int
-	// pairs marks, by a first byte and a second (ASCII, of either case),
-	// the words' first two bytes, and every second byte after a first
-	// that is a word alone (see may); made by withPairs for the sets
-	// quantity asks may about.
-	pairs *[0x80][2]uint64
+	// pairs marks, by a first byte b0 and a second b1 (ASCII, of either
+	// case), at bit b1&63 of pairs[2*b0+b1>>6], the words' first two
+	// bytes, and every second byte after a first that is a word alone
+	// (see may); made by withPairs for the sets quantity asks may about.
+	pairs []uint64
+	// letterKeys and letterNodes are a hash table of the words of one to
+	// seven ASCII letters, which read finds by their bytes at once; made
+	// by withLetters for the set read most, whose words run on from
+	// their letters into no ASCII rune that is not one. A word's key is
+	// its bytes (lower case) in the low bytes of a uint64, the first
+	// lowest; its slot is told by the top byte of the key times a large
+	// odd constant (letterSlot), and the slots after it in turn (linear
+	// probing; the table is at most half full). Its node is its entry in
+	// rows (its node and flags); 0 marks an empty slot. (Slices, not
+	// arrays of their own type: every type of a field adds to the WASM
+	// guard, which makes none of these.)
+	letterKeys  []uint64
+	letterNodes []uint16
 }
+
+// letterSlot is the first slot of the key x in letterKeys.
+func letterSlot(x uint64) uint8 { return uint8((x * 0x9E3779B97F4A7C15) >> 56) }
 
 const (
 	nodeWhole = 1 << (15 - iota) // a word of the set ends here
@@ -116,7 +133,7 @@ func (ws *wordSet) withPairs() *wordSet {
 	if !fast {
 		return ws
 	}
-	ws.pairs = new([0x80][2]uint64)
+	ws.pairs = make([]uint64, 2*0x80)
 	for b0 := range byte(0x80) {
 		r := ws.step(0, b0)
 		if r == 0 {
@@ -125,10 +142,54 @@ func (ws *wordSet) withPairs() *wordSet {
 		whole := ws.rows[r+ws.width-1]&nodeWhole != 0
 		for b1 := range byte(0x80) {
 			if whole || ws.step(r, b1) != 0 {
-				ws.pairs[b0][b1>>6] |= 1 << (b1 & 63)
+				ws.pairs[2*int(b0)+int(b1>>6)] |= 1 << (b1 & 63)
 			}
 		}
 	}
+	return ws
+}
+
+// withLetters gives ws its letterKeys and letterNodes, natively (the WASM
+// guard makes none), and returns it. It panics if a word runs on from a
+// run of ASCII letters into an ASCII rune that is not one (read could not
+// tell its end by the letters), or if the table would be more than half
+// full.
+func (ws *wordSet) withLetters() *wordSet {
+	if !fast {
+		return ws
+	}
+	keys, nodes := make([]uint64, 256), make([]uint16, 256)
+	n := 0
+	for w := range ws.words {
+		r, key := 0, uint64(0) // r: the letters the word starts with
+		for i := 0; i < len(w); i++ {
+			b := w[i]
+			letter := b < 0x80 && asciiClass[b]&classLetter != 0
+			if b < 0x80 && !letter && r != 0 && r == i {
+				panic("guardrail: a word runs on from its letters: " + w)
+			}
+			if letter && r == i {
+				r++
+				key |= uint64(b) << (8 * i)
+			}
+		}
+		if r != len(w) || len(w) > 7 {
+			continue // not a run of letters, or too long for read's look
+		}
+		if n++; 2*n > len(keys) {
+			panic("guardrail: too many words for letterKeys")
+		}
+		row := 0
+		for i := 0; i < len(w); i++ {
+			row = ws.step(row, w[i])
+		}
+		h := letterSlot(key)
+		for nodes[h] != 0 {
+			h++
+		}
+		keys[h], nodes[h] = key, ws.rows[row+ws.width-1]
+	}
+	ws.letterKeys, ws.letterNodes = keys, nodes
 	return ws
 }
 
@@ -185,7 +246,7 @@ func (s *scanner) may(ws *wordSet, i int) bool {
 		return true
 	}
 	b := t[i+1]
-	return ws.pairs[t[i]][b>>6]>>(b&63)&1 != 0
+	return ws.pairs[2*int(t[i])+int(b>>6)]>>(b&63)&1 != 0
 }
 
 // read reports which word of the set stands at i as a whole word (not
@@ -195,6 +256,31 @@ func (s *scanner) may(ws *wordSet, i int) bool {
 // most one rune further than it must.
 func (s *scanner) read(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
 	t, rows := s.t, ws.rows
+	if fast && ws.letterKeys != nil && uint(i+8) <= uint(len(t)) {
+		// A run of one to seven ASCII letters, followed by an ASCII rune
+		// that is not one, is a word of the set when letters holds it
+		// and no digit follows (a word ends in a letter, which must not
+		// run on into a digit), else none: a walk would stop at the end
+		// of the run, or within it (at a letter, after a letter).
+		x := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
+		if k := asciiLetters(x); k > 0 {
+			if c := byte(x >> k); c < 0x80 && asciiClass[c]&classLetter == 0 {
+				s.reads += k>>3 + 1
+				if c-'0' < 10 {
+					return nil, 0, false
+				}
+				key, keys, nodes := (x|0x20*ones)&(1<<k-1), ws.letterKeys[:256], ws.letterNodes[:256]
+				for h := letterSlot(key); ; h++ {
+					if node := nodes[h]; keys[h] == key || node == 0 {
+						if node == 0 {
+							return nil, 0, false
+						}
+						return &ws.nodes[node&nodeIndex], i + k>>3, true
+					}
+				}
+			}
+		}
+	}
 	if fast {
 		// The bytes of the text as they stand, without the checks of
 		// at: an ASCII letter in either case (see sym), and a rune
@@ -301,7 +387,7 @@ var unitWords = newWordSet(table(`
 	cm = cm
 	mm = mm
 	lb = lb lbs
-	user = users user användare`))
+	user = users user användare`)).withLetters()
 
 // Periods: what a price or a rate is per. "per month" = "a month" = "/mån".
 var periodWords = newWordSet(table(`
