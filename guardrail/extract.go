@@ -968,17 +968,6 @@ var afterRun = func() (t [0x80]uint8) {
 		return t
 	}
 	for c := range rune(0x80) {
-		// Ending an integer right after its digits with nothing read
-		// with it: not a letter or digit, no decimal mark, time or
-		// list-marker punctuation, no unit ($, :-) and no percent.
-		if !isAlnum(c) && !followsNumber[c] && c != '.' && c != ',' && c != ':' && c != ')' && c != '-' && c != '/' {
-			t[c] |= endsRun
-		}
-		// After a space: no percent, range, day and month, unit, scale or
-		// period, and no grouping.
-		if !isAlnum(c) && !followsSpace[c] && c != '-' && c != '/' {
-			t[c] |= spaceEndsRun
-		}
 		// Right after the digits: none of the runes that start a shape
 		// other than a plain number in shapes (a list marker, date, range,
 		// ordinal suffix, quarter, time, phone number, grouping or
@@ -986,6 +975,17 @@ var afterRun = func() (t [0x80]uint8) {
 		if !isDigit(c) && c != ' ' && c != '.' && c != ',' && c != ')' && c != '-' && c != '/' && c != ':' &&
 			c != 'Q' && c != 'q' && !ordinalSuffixes.starts(c) {
 			t[c] |= quantityRuns
+		}
+		// Ending an integer right after its digits with nothing read
+		// with it: none of those runes, and nothing quantity reads (no
+		// unit, $ or :-, no glued scale and no percent).
+		if t[c]&quantityRuns != 0 && !followsNumber[c] {
+			t[c] |= endsRun
+		}
+		// After a space: no percent, range, day and month, unit, scale or
+		// period, and no grouping.
+		if !isDigit(c) && !followsSpace[c] && c != '-' && c != '/' && !mayStartMonth(c) {
+			t[c] |= spaceEndsRun
 		}
 		if isDigit(c) {
 			t[c] |= isDigitRune
