@@ -1516,9 +1516,7 @@ func (s *scanner) appendDigits(b []byte, i, j int) []byte {
 		b = b[:n+j-i]
 		for _, c := range []byte(s.t[i:j]) {
 			b[n] = c
-			if c-'0' < 10 {
-				n++
-			}
+			n += int(isDigitByte[c])
 		}
 		return b[:n]
 	}
@@ -1529,6 +1527,10 @@ func (s *scanner) appendDigits(b []byte, i, j int) []byte {
 	}
 	return b
 }
+
+// isDigitByte is 1 for the bytes of the ASCII digits and 0 for the others:
+// a look-up that appendDigits adds, with no comparison.
+var isDigitByte = [256]uint8{'0': 1, '1': 1, '2': 1, '3': 1, '4': 1, '5': 1, '6': 1, '7': 1, '8': 1, '9': 1}
 
 // atoi returns the value of the digits [i,j) (at most a few).
 func (s *scanner) atoi(i, j int) int {
