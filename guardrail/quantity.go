@@ -525,11 +525,11 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			// Kept with a '%' after the canonical form when that is
 			// the last form kept ("12,5 %": "12.5"), which extends it,
 			// else after a copy of it.
-			form := s.str(r)
-			if r.at < 0 && int(^r.at)+len(form) == len(s.canons) {
+			if r.at < 0 && r.n >= 0 && int(^r.at)+int(r.n) == len(s.canons) {
 				s.grow(1)
 				t.canon.n++
 			} else {
+				form := s.str(r)
 				n := s.grow(len(form) + 1)
 				s.canons = append(s.canons, form...)
 				t.canon = ref{^int32(n), int32(len(form) + 1)}
