@@ -979,12 +979,12 @@ var afterRun = func() (t [0x80]uint8) {
 		// Ending an integer right after its digits with nothing read
 		// with it: none of those runes, and nothing quantity reads (no
 		// unit, $ or :-, no glued scale and no percent).
-		if t[c]&quantityRuns != 0 && !followsNumber[c] {
+		if t[c]&quantityRuns != 0 && quantityAfter[0][c] == 0 {
 			t[c] |= endsRun
 		}
 		// After a space: no percent, range, day and month, unit, scale or
 		// period, and no grouping.
-		if !isDigit(c) && !followsSpace[c] && c != '-' && c != '/' && !mayStartMonth(c) {
+		if !isDigit(c) && quantityAfter[1][c] == 0 && c != '-' && c != '/' && !mayStartMonth(c) {
 			t[c] |= spaceEndsRun
 		}
 		if isDigit(c) {

@@ -620,26 +620,22 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 // Every byte beyond ASCII is marked so, for a byte of the text read as it
 // stands.
 var quantityAfter = func() (t [2][0x100]uint8) {
-	mark := func(t *[0x100]uint8, f uint8, ws *wordSet) {
+	for _, m := range [...]struct {
+		at int // 0: right after the number, 1: after a space
+		f  uint8
+		ws *wordSet
+	}{{1, qPercentWord, percentWords}, {0, qGlued, gluedScales}, {0, qScale, scaleWords},
+		{1, qScale, scaleWords}, {0, qUnit, unitWords}, {1, qUnit, unitWords}, {1, qPeriod, periodSpaced}} {
 		for b := range notASCII + 1 {
-			if ws.starts(b) {
-				t[b] |= f
+			if m.ws.starts(b) {
+				t[m.at][b] |= m.f
 			}
 		}
 	}
-	direct, spaced := &t[0], &t[1]
-	direct['%'], spaced['%'] = qPercent, qPercent
-	mark(spaced, qPercentWord, percentWords)
-	mark(direct, qGlued, gluedScales)
-	mark(direct, qScale, scaleWords)
-	mark(spaced, qScale, scaleWords)
-	mark(direct, qUnit, unitWords)
-	mark(spaced, qUnit, unitWords)
-	direct['/'] |= qPeriod
-	mark(spaced, qPeriod, periodSpaced)
-	direct[notASCII] &^= qScale
+	t[0]['%'], t[1]['%'], t[0]['/'] = qPercent, qPercent, qPeriod
+	t[0][notASCII] &^= qScale
 	for b := notASCII + 1; b <= 0xFF; b++ { // and uint8(eof)
-		direct[b], spaced[b] = direct[notASCII], spaced[notASCII]
+		t[0][b], t[1][b] = t[0][notASCII], t[1][notASCII]
 	}
 	return t
 }()
@@ -653,17 +649,6 @@ const (
 	qUnit                    // a unit or currency
 	qPeriod                  // what the quantity is per, after '/' or a space
 )
-
-// followsNumber and followsSpace mark the ASCII runes (of either case)
-// that begin something quantity reads right after a number, or after a
-// space after it.
-var followsNumber, followsSpace = func() (direct, spaced [0x80]bool) {
-	for c := range direct {
-		direct[c] = quantityAfter[0][c] != 0 || c == ' '
-		spaced[c] = quantityAfter[1][c] != 0
-	}
-	return direct, spaced
-}()
 
 // scale multiplies the number by the power of ten of scale word w (and
 // gives it w's unit when it has none) and ends it at end.
