@@ -866,9 +866,9 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		}
 	run: // [i,k) is a run of digits
 		e := 0           // the end of the run of digits after a space after it, when read
-		grouped := false // grouping or decimals follow: numeric reads them
-		if k+1 >= n || r[i] == '0' && k-i >= 2 && k-i <= 4 {
-			return i, k, false // near the end, or maybe a phone number
+		group := byte(0) // the byte after [i,k) when grouping or decimals follow
+		if k+1 >= n {
+			return i, k, false // near the end
 		}
 		c, d := r[k], r[k+1]
 		if c >= 0x80 || d >= 0x80 {
@@ -883,7 +883,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				// only numeric reads in shapes, unless a date may follow
 				// ("2025.12.31").
 				if (c == ',' || c == '.' && k-i != 4) && d-'0' < 10 {
-					grouped = true
+					group = c
 					goto quantified
 				}
 				return i, k, false
@@ -892,18 +892,23 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			if f&isDigitRune == 0 {
 				// A range ("2007 - 08"), a day and month ("3 May"), or
 				// else what quantity reads (percent, unit, scale, period).
-				if k-i == 4 && (d == '-' || d == '/') || k-i <= 2 && mayStartMonth(rune(d)) {
+				if k-i == 4 && (d == '-' || d == '/') || k-i <= 2 && f&monthRuns != 0 {
 					return i, k, false
 				}
 				goto quantified
 			}
-			if k-i <= 3 && r[i] != '0' {
+			if r[i] == '0' {
+				if k-i >= 2 && k-i <= 4 {
+					return i, k, false // maybe a phone number ("070 123 45 67")
+				}
+			} else if k-i <= 3 {
 				// "10 000" when a group of three digits (or a run
 				// at the end of the text) follows: none of the other
 				// shapes, but grouping starts so.
 				for e = k + 2; e < n && r[e]-'0' < 10; e++ {
 				}
-				if grouped = e == n || e-(k+1) == 3; grouped {
+				if e == n || e-(k+1) == 3 {
+					group = ' '
 					goto quantified
 				}
 			}
@@ -920,8 +925,63 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		}
 		goto next
 	quantified:
-		if k, open = s.quantified(i, k, grouped); open {
-			return i, i, true
+		// The number whose first run of digits is [i,k), with its
+		// grouping or decimals when group, the byte after the run, is
+		// not 0 (numeric reads them), or else an integer, and what
+		// quantity reads after it, as shapes would. (Read here, not in a
+		// function of its own: a call costs more than the values
+		// integers keeps on the stack across these calls.)
+		{
+			var t token
+			s.reads += k - i + 1
+			s.pastEnd = false
+			if group == ' ' {
+				// Grouped with spaces ("10 000"), [k+1,e) the first
+				// group: the groups of three after it, read as numeric
+				// reads them while they stand in the text with a byte
+				// after them, which is no decimal mark; numeric reads
+				// the rest.
+				g := e
+				for g < n && r[g] == ' ' {
+					h := g + 1
+					for h < n && r[h]-'0' < 10 {
+						h++
+					}
+					if h == n {
+						g = n // a run at the end, which may go on: numeric reads it
+						break
+					}
+					if h-(g+1) != 3 {
+						break
+					}
+					g = h
+				}
+				if g < n && r[g] != '.' && r[g] != ',' {
+					s.reads += g - k
+					t.set(i, g, s.keepGroups(i, k, g, 0), kGrouped)
+				} else {
+					s.numeric(&t, i, k)
+				}
+			} else if group != 0 {
+				// Most often one group after a mark ("12,5"):
+				// oneGroup, sooner than numeric, which reads what
+				// oneGroup does not.
+				if !s.oneGroup(&t, i, k, rune(group)) {
+					s.numeric(&t, i, k)
+				}
+			} else {
+				canon := ref{int32(i), int32(k - i)} // as digitString does, without a call
+				if k > s.inPlace {
+					canon = s.digitString(i, k)
+				}
+				t.set(i, k, canon, kInteger) // as numeric would
+			}
+			s.quantity(&t, s.prefix)
+			if s.pastEnd {
+				return i, i, true
+			}
+			s.toks = append(s.toks, t)
+			k = t.end
 		}
 	next:
 		if i = k; i < n && r[i] == ' ' {
@@ -933,54 +993,17 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 	}
 }
 
-// quantified reads for integers the number whose first run of digits is
-// [i,k), with its grouping or decimals (numeric reads them) or else an
-// integer, and what quantity reads after it, as shapes would. It returns
-// where the number ends, or open when it looked past the end of a text
-// that may grow. (It keeps the token and the calls out of integers' loop,
-// whose values then stay in registers.)
-func (s *scanner) quantified(i, k int, grouped bool) (end int, open bool) {
-	var t token
-	s.reads += k - i + 1
-	s.pastEnd = false
-	if grouped {
-		s.numeric(&t, i, k)
-	} else {
-		canon := ref{int32(i), int32(k - i)} // as digitString does, without a call
-		if k > s.inPlace {
-			canon = s.digitString(i, k)
-		}
-		t.set(i, k, canon, kInteger) // as numeric would
-	}
-	s.quantity(&t, s.prefix)
-	if s.pastEnd {
-		return i, true
-	}
-	s.toks = append(s.toks, t)
-	return t.end, false
-}
-
 // afterRun marks the ASCII runes that end a plain integer right after its
 // digits (endsRun), or after a space after it (spaceEndsRun); those after
 // which shapes reads nothing but an integer and what quantity reads
-// (quantityRuns); and the digits. Only integers reads it, a fast path: the
+// (quantityRuns); the digits; and the runes that may begin a month name
+// or "of" (monthRuns: "3 May"). Only integers reads it, a fast path: the
 // WASM guard leaves it empty, without the code that fills it.
 var afterRun = func() (t [0x80]uint8) {
 	if !fast {
 		return t
 	}
 	for c := range rune(0x80) {
-		// Ending an integer right after its digits with nothing read
-		// with it: not a letter or digit, no decimal mark, time or
-		// list-marker punctuation, no unit ($, :-) and no percent.
-		if !isAlnum(c) && !followsNumber[c] && c != '.' && c != ',' && c != ':' && c != ')' && c != '-' && c != '/' {
-			t[c] |= endsRun
-		}
-		// After a space: no percent, range, day and month, unit, scale or
-		// period, and no grouping.
-		if !isAlnum(c) && !followsSpace[c] && c != '-' && c != '/' {
-			t[c] |= spaceEndsRun
-		}
 		// Right after the digits: none of the runes that start a shape
 		// other than a plain number in shapes (a list marker, date, range,
 		// ordinal suffix, quarter, time, phone number, grouping or
@@ -989,8 +1012,22 @@ var afterRun = func() (t [0x80]uint8) {
 			c != 'Q' && c != 'q' && !ordinalSuffixes.starts(c) {
 			t[c] |= quantityRuns
 		}
+		// Ending an integer right after its digits with nothing read
+		// with it: none of those runes, and nothing quantity reads (no
+		// unit, $ or :-, no glued scale and no percent).
+		if t[c]&quantityRuns != 0 && quantityAfter[0][c] == 0 {
+			t[c] |= endsRun
+		}
+		// After a space: no percent, range, day and month, unit, scale or
+		// period, and no grouping.
+		if !isDigit(c) && quantityAfter[1][c] == 0 && c != '-' && c != '/' && !mayStartMonth(c) {
+			t[c] |= spaceEndsRun
+		}
 		if isDigit(c) {
 			t[c] |= isDigitRune
+		}
+		if mayStartMonth(c) {
+			t[c] |= monthRuns
 		}
 	}
 	return t
@@ -1001,6 +1038,7 @@ const (
 	spaceEndsRun
 	quantityRuns
 	isDigitRune
+	monthRuns // after a space: a month name, or "of", may begin with it
 )
 
 // digitString returns the digits [i,k) as a string: in the original text
@@ -1532,15 +1570,26 @@ func (s *scanner) numeric(t *token, i, k int) {
 // after its integer part [i,k): one group of digits after the mark c, and
 // no more ("12,5", "99.9", "1,000"). Its canonical form is the number up
 // to its last digit not a trailing zero of a decimal, with the canonical
-// mark, which is often the one written. oneGroup reads what numeric would;
-// with any other number (or one that stands in the text as written but
-// not in place) it returns false, and numeric reads it again.
+// mark, which is often the one written. oneGroup reads what numeric would,
+// byte by byte as digits and ascii would read them while they stand in the
+// text; with any other number, one whose reads reach the last byte of the
+// text (where one may look past its end), or one that stands in the text
+// as written but not in place, it returns false, and numeric reads it
+// again.
 func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
-	if c != '.' && c != ',' || !isDigit(s.ascii(k+1)) {
+	x := s.t
+	if c != '.' && c != ',' || k+2 >= len(x) || x[k+1]-'0' >= 10 {
 		return false
 	}
-	g := s.digits(k + 1) // the group is [k+1,g)
-	if m := s.ascii(g); (m == '.' || m == ',') && isDigit(s.ascii(g+1)) {
+	g := k + 2 // the group is [k+1,g)
+	for g < len(x) && x[g]-'0' < 10 {
+		g++
+	}
+	if g+1 >= len(x) {
+		return false
+	}
+	s.reads += g - k + 1
+	if m := x[g]; (m == '.' || m == ',') && x[g+1]-'0' < 10 {
 		return s.thousands(t, i, k, c, g) // more groups
 	}
 	kind, mark, end := kDecimal, byte('.'), g // the canonical form: [i,end) with mark at k
@@ -1576,34 +1625,42 @@ func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
 // of up to three digits, not starting with 0, then groups of three digits
 // each after the mark c, the first [k+1,g), and another group after it.
 // Its canonical form is its digits, with the decimals after a '.' (see
-// numeric). It reads what numeric would; with any other number it returns
-// false.
+// numeric). It reads what numeric would, as oneGroup does (g+1 is in the
+// text); with any other number it returns false.
 func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
-	if k-i > 3 || s.t[i] == '0' || g-k != 4 {
+	x := s.t
+	if k-i > 3 || x[i] == '0' || g-k != 4 {
 		return false
 	}
 	kind, end := kGrouped, g // the number is [i,end)
 	for {
-		m := s.ascii(g)
-		if m != '.' && m != ',' || !isDigit(s.ascii(g+1)) {
+		m := x[g] // (g+1 is in the text: see oneGroup and below)
+		if m != '.' && m != ',' || x[g+1]-'0' >= 10 {
 			end = g
 			break
 		}
-		e := s.digits(g + 1)
-		if m == c && e-g == 4 {
+		e := g + 2
+		for e < len(x) && x[e]-'0' < 10 {
+			e++
+		}
+		if e+1 >= len(x) {
+			return false
+		}
+		if m == byte(c) && e-g == 4 {
 			g = e
 			continue
 		}
-		if m == c {
+		if m == byte(c) {
 			return false
 		}
 		// After the other mark: decimals, when no group follows.
-		if m := s.ascii(e); (m == '.' || m == ',') && isDigit(s.ascii(e+1)) {
+		if m := x[e]; (m == '.' || m == ',') && x[e+1]-'0' < 10 {
 			return false
 		}
 		kind, end = kDecimal, e
 		break
 	}
+	s.reads += end - g
 	e, more := g, 0 // the decimals kept are [g+1,e), more bytes with the '.'
 	if kind == kDecimal {
 		for e = end; e > g+1 && s.t[e-1] == '0'; e-- { // trailing zeros dropped
@@ -1701,9 +1758,7 @@ func (s *scanner) appendDigits(b []byte, i, j int) []byte {
 		b = b[:n+j-i]
 		for _, c := range []byte(s.t[i:j]) {
 			b[n] = c
-			if c-'0' < 10 {
-				n++
-			}
+			n += int(isDigitByte[c])
 		}
 		return b[:n]
 	}
@@ -1714,6 +1769,10 @@ func (s *scanner) appendDigits(b []byte, i, j int) []byte {
 	}
 	return b
 }
+
+// isDigitByte is 1 for the bytes of the ASCII digits and 0 for the others:
+// a look-up that appendDigits adds, with no comparison.
+var isDigitByte = [256]uint8{'0': 1, '1': 1, '2': 1, '3': 1, '4': 1, '5': 1, '6': 1, '7': 1, '8': 1, '9': 1}
 
 // atoi returns the value of the digits [i,j) (at most a few).
 func (s *scanner) atoi(i, j int) int {
@@ -1798,28 +1857,6 @@ func (s *scanner) leadingFraction(i int) (token, int, bool) {
 	t := token{start: i, end: g, kind: kDecimal, canon: s.keep([]byte(decimal("0", s.str(s.digitString(i+1, g)))))}
 	s.quantity(&t, s.prefix)
 	return t, t.end, true
-}
-
-// percent makes t a percent that ends at end. Only a '%' right after the
-// number can spell its canonical form in the text ("99.9%" as printed
-// costs nothing); after a space or as a word it is kept without a look.
-func (s *scanner) percent(t *token, end int) {
-	if r := t.canon; fast && end == t.end+1 && r.at >= 0 && r.n > 0 {
-		// The canonical form stands in the text: most often with the
-		// sign right after it, which makes the percent's.
-		if src := s.f.src; int(r.at+r.n) < len(src) && src[r.at+r.n] == '%' {
-			t.canon.n++
-			t.end, t.kind = end, kPercent
-			return
-		}
-	}
-	s.buf = append(append(s.buf[:0], s.str(t.canon)...), '%')
-	if end == t.end+1 {
-		t.canon = s.intern(s.buf, t.start)
-	} else {
-		t.canon = s.keep(s.buf) // the text spells no percent so
-	}
-	t.end, t.kind = end, kPercent
 }
 
 var percentWords = newWordSet(map[string]string{"percent": "", "procent": "", "per cent": ""})
