@@ -59,6 +59,9 @@ func (s *scanner) done() {
 	if f := s.f; cap(f.b) <= maxSpare {
 		f.src = ""                            // hold no text
 		s.room, s.canons = len(s.canons), nil // the numbers filled keep theirs
+		if fast && cap(s.quick)*int(unsafe.Sizeof(quickSlot{})) > maxSpare {
+			s.quick = nil
+		}
 		spareMu.Lock()
 		spare = s
 		spareMu.Unlock()
@@ -113,17 +116,17 @@ const smalls = "0001020304050607080910111213141516171819202122232425262728293031
 
 // str returns the string r refers to.
 func (s *scanner) str(r ref) string {
-	if r.n < 0 {
-		i := 2 * r.at // in smalls, without the leading zero
-		if r.at < 10 {
-			i++
-		}
-		return smalls[i : 2*r.at+2]
+	if r.at < 0 && r.n >= 0 { // the commonest of the forms not in place
+		return unsafe.String(unsafe.SliceData(s.canons[^r.at:]), r.n) // in place: see keep
 	}
-	if r.at >= 0 {
+	if r.n >= 0 {
 		return s.f.src[r.at : r.at+r.n]
 	}
-	return unsafe.String(unsafe.SliceData(s.canons[^r.at:]), r.n) // in place: see keep
+	i := 2 * r.at // in smalls, without the leading zero
+	if r.at < 10 {
+		i++
+	}
+	return smalls[i : 2*r.at+2]
 }
 
 // kind is a Kind inside the package, with short names for its values.
@@ -206,10 +209,10 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 }
 
 // fillAll is fill for every token of a scan of text, into out, written
-// out for the fast path: a loop that calls nothing, over copies of the
-// tokens, keeps its values in registers instead of reading them again
-// after every write to a Number (a text full of numbers fills them at 60
-// instructions a number instead of 100).
+// out for the fast path: a loop that calls nothing (str is inlined)
+// over copies of the tokens keeps its values in registers instead of
+// reading them again after every write to a Number. Verify's fast path
+// fills its NumberVerdicts with the same loop (fillVerdicts).
 func (s *scanner) fillAll(out []Number, text string) {
 	toks := s.toks[:len(out)]
 	for k := range out {
@@ -221,7 +224,10 @@ func (s *scanner) fillAll(out []Number, text string) {
 		}
 		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
 		if t.unit|t.period != 0 || t.noun.n != 0 {
-			n.Unit, n.Period, n.noun = names[t.unit], names[t.period], s.str(t.noun)
+			n.Unit, n.Period = names[t.unit], names[t.period]
+			if t.noun.n != 0 {
+				n.noun = s.str(t.noun)
+			}
 		}
 	}
 }
@@ -248,10 +254,12 @@ type scanner struct {
 	words   [maxWords]lexeme // those of the English number read by englishRun
 	prefix  uint8            // the currency written before the number being read
 	toks    []token          // the numbers found by scan
+	quick   []quickSlot      // verify's index of the sources, when it merges theirs
 	canons  []byte           // canonical forms not spelled as such in the text, and nouns (see keep)
 	room    int              // the length of the last text's canons
 	reads   int              // bytes looked at, for the test that scanning is linear
 	inPlace int              // bytes before it stand as they are in f.src (set by scan)
+	aside   [24]byte         // a phone number's canonical form when canons have no room (see formRoom)
 }
 
 // at returns the rune that starts at byte i.
@@ -331,9 +339,19 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 	var t token // the number read by a step (when ok), which ends at next
 	var next int
 	var ok bool
+	// The fast path reads prose first, and after each round, up to a
+	// number or what needs a step: after a number or a step, most often a
+	// space and a word, read without a round of their own; and a round
+	// takes a step where prose stopped without prose trying it again. (It
+	// need not try a digit first: the stream guard starts most scans at a
+	// number that was open.)
+	if fast && i < n && text[i]-'0' >= 10 {
+		i = s.prose(i)
+	}
 	for i < n {
+	read: // at i, where prose stopped or need not look
 		c := text[i]
-		if c == ' ' { // most often between a number and the next
+		if !fast && c == ' ' { // most often between a number and the next (prose reads it)
 			s.reads++
 			i++
 			continue
@@ -345,8 +363,12 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 				if i = j; open {
 					return i, true
 				}
-				if e == j {
-					continue // no digits after the last integer
+				if e == j { // no digits after the last integer
+					if uint(j) < uint(len(text)) && text[j] == '+' {
+						goto read // prose would stop at it at once
+					}
+					i = s.prose(i)
+					continue
 				}
 				k = e
 			} else {
@@ -364,36 +386,21 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 		} else if c == '+' && i+1 < n && text[i+1]-'0' < 10 {
 			// An international phone number, or nothing.
 			s.pastEnd = false
-			if next, ok = s.intlPhone(i); ok {
-				s.phone(&t, i, next)
-			} else {
+			if next, ok = s.intlPhone(&t, i); !ok {
+				if fast && !s.pastEnd {
+					i++ // to the digit after the '+', which prose would not read
+					goto read
+				}
 				next = i + 1
 			}
 		} else {
-			if fast {
-				// proseRun reads most prose, but not the last nine bytes
-				// of the text, where the stream guard reads most: prose
-				// reads on there, and reads what proseRun leaves to it.
-				if i > n-9 {
-					if j := s.prose(i); j > i {
-						i = j
-						continue
-					}
-				} else {
-					j, then := s.proseRun(i)
-					s.reads += j - i
-					if then == toProse {
-						j, then = s.prose(j), toScan
-					}
-					if j > i {
-						if i = j; then != toStep {
-							continue
-						}
-					}
-				}
-			}
 			s.pastEnd = false
-			next, ok = s.step(&t, i)
+			if fast && c < 0x80 && asciiClass[c]&classLetter != 0 {
+				s.reads++ // as step's at reads it
+				next, ok = s.word(&t, i)
+			} else {
+				next, ok = s.step(&t, i)
+			}
 		}
 		if s.pastEnd {
 			return i, true
@@ -401,7 +408,9 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 		if ok {
 			s.toks = append(s.toks, t)
 		}
-		i = next
+		if i = next; fast {
+			i = s.prose(i)
+		}
 	}
 	return i, false
 }
@@ -410,12 +419,21 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 // by the bytes in the text and quickly: ASCII that starts nothing, and
 // words of ASCII or Latin-1 letters followed by an ASCII rune that is not a
 // hyphen, which begin no number word (see mayBeNumber). It returns i when
-// the rune at i needs a step. proseRun reads the most of it; prose reads
-// what proseRun leaves to it (a rune beyond ASCII, the end of the text)
-// from where proseRun stopped, and the rest with proseRun again.
+// the rune at i needs a step. proseRun reads the most of it, before the
+// last nine bytes of the text; prose reads what proseRun leaves to it (a
+// rune beyond ASCII, the end of the text, where the stream guard reads
+// most) and goes on with proseRun after it.
 func (s *scanner) prose(i int) int {
 	t := s.t
-	s.reads -= i // what prose reads, counted at the end
+	// What prose reads is counted at the end.
+	s.reads -= i
+	if i <= len(t)-9 {
+		j, slow := s.proseRun(i)
+		if i = j; !slow {
+			s.reads += i
+			return i
+		}
+	}
 	for {
 		var k, j int // the word below: 8 × its first ASCII letters, its end
 		var key uint32
@@ -486,9 +504,9 @@ func (s *scanner) prose(i int) int {
 			i++ // read now rather than at the top of the loop
 		}
 	next:
-		if i <= len(t)-9 { // (see proseRun)
-			j, then := s.proseRun(i)
-			if i = j; then != toProse {
+		if i <= len(t)-9 {
+			j, slow := s.proseRun(i)
+			if i = j; !slow {
 				break
 			}
 		}
@@ -497,15 +515,6 @@ func (s *scanner) prose(i int) int {
 	return i
 }
 
-// What stands where proseRun stops, for scan: what its loop reads (a
-// digit, a sign before one, '$'), a word for step to read, or what prose
-// reads.
-const (
-	toScan uint8 = iota
-	toStep
-	toProse
-)
-
 // proseRun reads the common case of prose from i, as prose would, in a
 // loop that calls nothing, not even a panic for an index out of range (so
 // that it needs no stack frame and keeps what it reads in registers; the
@@ -513,9 +522,9 @@ const (
 // bound shows them in t): ASCII that starts nothing, and words of ASCII
 // letters and the Latin-1 letters of two bytes beginning 0xC3 (å, ä, ö, é,
 // …) that end at an ASCII rune, while nine bytes are left in the text. It
-// returns where it stopped and what stands there (toScan, toStep or
-// toProse).
-func (s *scanner) proseRun(i int) (end int, then uint8) {
+// returns where it stopped and whether prose is to read on from there
+// (slow): a rune beyond ASCII, the end of the text.
+func (s *scanner) proseRun(i int) (end int, slow bool) {
 	t := s.t
 	p := unsafe.Pointer(unsafe.StringData(t))
 	// The loop reads the eight bytes from i, and one after them (the
@@ -533,10 +542,7 @@ func (s *scanner) proseRun(i int) (end int, then uint8) {
 				}
 				continue
 			}
-			if c >= 0x80 {
-				return i, toProse
-			}
-			return i, toScan // a digit, '$', a sign before a digit
+			return i, c >= 0x80 // a digit, '$', a sign before a digit
 		}
 		// A word: the ASCII letters x begins with (8 × k, see
 		// asciiLetters), followed by c; n bytes, and its key in
@@ -548,7 +554,7 @@ func (s *scanner) proseRun(i int) (end int, then uint8) {
 		key := (uint32(x) | 0x20202020) & startMasks[n]
 		if c == ' ' { // the most common end
 			if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-				return i, toStep
+				return i, false
 			}
 			// What follows the space: a word read on at once, or a
 			// digit for scan, where prose stops. (i+n+1 is in t.)
@@ -559,7 +565,7 @@ func (s *scanner) proseRun(i int) (end int, then uint8) {
 					goto word
 				}
 			} else if d-'0' < 10 {
-				return i, toScan
+				return i, false
 			}
 			continue
 		}
@@ -569,22 +575,22 @@ func (s *scanner) proseRun(i int) (end int, then uint8) {
 			// ASCII letters, and is looked up before the rest is read.
 			if n >= 4 {
 				if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-					return i, toStep
+					return i, false
 				}
 			}
 			j := i + n
 			for {
 				if c == 0xC3 {
 					if j >= last { // (else j+1 is in t)
-						return i, toProse
+						return i, true
 					}
 					if d := *(*byte)(unsafe.Add(p, j+1)); d&0xC0 != 0x80 || latinClass[0xC0|d&0x3F]&clLetter == 0 {
-						return i, toProse
+						return i, true
 					}
 					j += 2
 				}
 				if j > last {
-					return i, toProse
+					return i, true
 				}
 				z := le64((*[8]byte)(unsafe.Add(p, j)))
 				k = asciiLetters(z)
@@ -599,22 +605,19 @@ func (s *scanner) proseRun(i int) (end int, then uint8) {
 				// the loop above).
 				key = (uint32(le64((*[8]byte)(unsafe.Add(p, i)))) | 0x20202020) & startMasks[min(uint(j-i), 4)]
 				if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-					return i, toStep
+					return i, false
 				}
 			}
 			n = j - i
 		} else if h := startHash(key); c < 0x80 && wordStarts[h>>6]&(1<<(h&63)) != 0 {
-			return i, toStep
+			return i, false
 		}
 		// It ends at c, as prose where c is no letter, digit or hyphen
 		// (which make a word step reads). A rune beyond ASCII at c may
 		// be a letter of it, which prose tells.
 		cl := latinClass[c]
 		if cl&clWordEnd == 0 {
-			if c >= 0x80 {
-				return i, toProse
-			}
-			return i, toStep // a hyphen or a digit
+			return i, c >= 0x80 // a hyphen or a digit
 		}
 		if i += n; cl&clInert != 0 {
 			i++
@@ -627,11 +630,11 @@ func (s *scanner) proseRun(i int) (end int, then uint8) {
 			} else if d-'0' >= 10 {
 				i++
 			} else {
-				return i, toScan
+				return i, false
 			}
 		}
 	}
-	return i, toProse
+	return i, true
 }
 
 // le64 returns the eight bytes at b as a number, the first in the lowest
@@ -890,67 +893,78 @@ func (s *scanner) number(i int) (t token, next int, ok bool) {
 // shapes reads what starts with the run of digits [i,k) when it is not a
 // plain integer: a number into t (ok), or formatting up to next. Every
 // shape is told first by the rune after the digits, which each would read
-// first: it is read once here, and a shape is tried only when that rune
-// and the length of the run allow it, so that a plain number costs little.
+// first: it is read once here, and only the shapes that rune can start are
+// tried, in order, and only when the length of the run allows them, so
+// that a plain number costs little.
 func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 	n, first := k-i, s.t[i] // first: a digit
-	c := s.ascii(k)
-	// A markdown ordered-list marker ("1. ", "2) ") at the start of a line
-	// is formatting, not a number.
-	if (c == '.' || c == ')') && n <= 9 && s.atLineStart(i) && isBlank(s.ascii(k+1)) {
-		return k + 1, false
-	}
-	if n == 4 && (c == '-' || c == '/' || c == '.' || c == ' ') {
-		if s.date(t, i, k, c) {
+	switch c := s.ascii(k); c {
+	case '.', ')':
+		// A markdown ordered-list marker ("1. ", "2) ") at the start of
+		// a line is formatting, not a number.
+		if n <= 9 && s.atLineStart(i) && isBlank(s.ascii(k+1)) {
+			return k + 1, false
+		}
+		if c == '.' && n == 4 && s.date(t, i, k, c) {
 			return t.end, true
 		}
-		if r, ok := s.yearRange(i, k); ok {
-			*t = r
-			return t.end, true
+	case '-', '/', ' ':
+		if n == 4 {
+			if c != ' ' && s.date(t, i, k, c) {
+				return t.end, true
+			}
+			if r, ok := s.yearRange(i, k); ok {
+				*t = r
+				return t.end, true
+			}
 		}
-	}
-	// An ordinal suffix; not ":a" or ":e" when a digit follows the ':' (as
-	// ordinalSuffix would find, reading it).
-	if ordinalSuffixes.starts(c) && (c != ':' || !isDigit(s.ascii(k+1))) {
-		if e, ok := s.ordinalSuffix(k); ok && n <= 4 && first != '0' {
-			if n <= 2 {
-				if d, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
+		// A day, when a month name (or "of") may follow. (The rune after
+		// the space is read whatever the day: by numeric and quantity
+		// when not here.)
+		if c == ' ' && n <= 2 && mayStartMonth(s.ascii(k+1)) {
+			if day := s.atoi(i, k); day >= 1 && day <= 31 {
+				if d, ok := s.dayMonth(i, k, day); ok {
 					*t = d
 					return t.end, true
 				}
 			}
-			*t = s.ordinalToken(i, e, s.str(s.digitString(i, k)))
-			return t.end, true
 		}
-	}
-	if n == 1 && (c == 'Q' || c == 'q') && first >= '1' && first <= '4' && !isAlnum(s.at(k+1)) {
-		t.set(i, k+1, s.keep([]byte{'Q', first}), kQuarter)
-		return k + 1, true
-	}
-	if n <= 2 {
-		switch c {
-		case ' ':
-			// A day, when a month name (or "of") may follow. (The rune
-			// after the space is read whatever the day: by numeric and
-			// quantity when not here.)
-			if mayStartMonth(s.ascii(k + 1)) {
-				if day := s.atoi(i, k); day >= 1 && day <= 31 {
-					if d, ok := s.dayMonth(i, k, day); ok {
+		if c != '/' && first == '0' && n >= 2 && n <= 4 {
+			if end, ok := s.nationalPhone(t, i, k); ok {
+				return end, true
+			}
+		}
+	case 'Q', 'q':
+		if n == 1 && first >= '1' && first <= '4' && !isAlnum(s.at(k+1)) {
+			t.set(i, k+1, s.keep([]byte{'Q', first}), kQuarter)
+			return k + 1, true
+		}
+	case ':':
+		if isDigit(s.ascii(k + 1)) {
+			// A time; no ordinal suffix (":a", ":e") stands before a
+			// digit, as ordinalSuffix would find, reading it.
+			if n <= 2 && s.clock(t, i, k) {
+				return t.end, true
+			}
+			break
+		}
+		fallthrough
+	default:
+		// An ordinal suffix.
+		if ordinalSuffixes.starts(c) {
+			if e, ok := s.ordinalSuffix(k); ok && n <= 4 && first != '0' {
+				if n <= 2 {
+					if d, ok := s.dayMonth(i, e, s.atoi(i, k)); ok {
 						*t = d
 						return t.end, true
 					}
 				}
-			}
-		case ':':
-			if s.clock(t, i, k) {
+				*t = s.ordinalToken(i, e, s.str(s.digitString(i, k)))
 				return t.end, true
 			}
 		}
-	}
-	if first == '0' && n >= 2 && n <= 4 && (c == '-' || c == ' ') {
-		if end, ok := s.nationalPhone(i, k); ok {
-			s.phone(t, i, end)
-			return end, true
+		if c == ':' && n <= 2 && s.clock(t, i, k) {
+			return t.end, true
 		}
 	}
 	s.numeric(t, i, k)
@@ -981,9 +995,9 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		}
 	run: // [i,k) is a run of digits
 		e := 0           // the end of the run of digits after a space after it, when read
-		grouped := false // grouping or decimals follow: numeric reads them
-		if k+1 >= n || r[i] == '0' && k-i >= 2 && k-i <= 4 {
-			return i, k, false // near the end, or maybe a phone number
+		group := byte(0) // the byte after [i,k) when grouping or decimals follow
+		if k+1 >= n {
+			return i, k, false // near the end
 		}
 		c, d := r[k], r[k+1]
 		if c >= 0x80 || d >= 0x80 {
@@ -998,7 +1012,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				// only numeric reads in shapes, unless a date may follow
 				// ("2025.12.31").
 				if (c == ',' || c == '.' && k-i != 4) && d-'0' < 10 {
-					grouped = true
+					group = c
 					goto quantified
 				}
 				return i, k, false
@@ -1007,18 +1021,23 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			if f&isDigitRune == 0 {
 				// A range ("2007 - 08"), a day and month ("3 May"), or
 				// else what quantity reads (percent, unit, scale, period).
-				if k-i == 4 && (d == '-' || d == '/') || k-i <= 2 && mayStartMonth(rune(d)) {
+				if k-i == 4 && (d == '-' || d == '/') || k-i <= 2 && f&monthRuns != 0 {
 					return i, k, false
 				}
 				goto quantified
 			}
-			if k-i <= 3 && r[i] != '0' {
+			if r[i] == '0' {
+				if k-i >= 2 && k-i <= 4 {
+					return i, k, false // maybe a phone number ("070 123 45 67")
+				}
+			} else if k-i <= 3 {
 				// "10 000" when a group of three digits (or a run
 				// at the end of the text) follows: none of the other
 				// shapes, but grouping starts so.
 				for e = k + 2; e < n && r[e]-'0' < 10; e++ {
 				}
-				if grouped = e == n || e-(k+1) == 3; grouped {
+				if e == n || e-(k+1) == 3 {
+					group = ' '
 					goto quantified
 				}
 			}
@@ -1035,8 +1054,63 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		}
 		goto next
 	quantified:
-		if k, open = s.quantified(i, k, grouped); open {
-			return i, i, true
+		// The number whose first run of digits is [i,k), with its
+		// grouping or decimals when group, the byte after the run, is
+		// not 0 (numeric reads them), or else an integer, and what
+		// quantity reads after it, as shapes would. (Read here, not in a
+		// function of its own: a call costs more than the values
+		// integers keeps on the stack across these calls.)
+		{
+			var t token
+			s.reads += k - i + 1
+			s.pastEnd = false
+			if group == ' ' {
+				// Grouped with spaces ("10 000"), [k+1,e) the first
+				// group: the groups of three after it, read as numeric
+				// reads them while they stand in the text with a byte
+				// after them, which is no decimal mark; numeric reads
+				// the rest.
+				g := e
+				for g < n && r[g] == ' ' {
+					h := g + 1
+					for h < n && r[h]-'0' < 10 {
+						h++
+					}
+					if h == n {
+						g = n // a run at the end, which may go on: numeric reads it
+						break
+					}
+					if h-(g+1) != 3 {
+						break
+					}
+					g = h
+				}
+				if g < n && r[g] != '.' && r[g] != ',' {
+					s.reads += g - k
+					t.set(i, g, s.keepGroups(i, k, g, 0), kGrouped)
+				} else {
+					s.numeric(&t, i, k)
+				}
+			} else if group != 0 {
+				// Most often one group after a mark ("12,5"):
+				// oneGroup, sooner than numeric, which reads what
+				// oneGroup does not.
+				if !s.oneGroup(&t, i, k, rune(group)) {
+					s.numeric(&t, i, k)
+				}
+			} else {
+				canon := ref{int32(i), int32(k - i)} // as digitString does, without a call
+				if k > s.inPlace {
+					canon = s.digitString(i, k)
+				}
+				t.set(i, k, canon, kInteger) // as numeric would
+			}
+			s.quantity(&t, s.prefix)
+			if s.pastEnd {
+				return i, i, true
+			}
+			s.toks = append(s.toks, t)
+			k = t.end
 		}
 	next:
 		if i = k; i < n && r[i] == ' ' {
@@ -1048,54 +1122,17 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 	}
 }
 
-// quantified reads for integers the number whose first run of digits is
-// [i,k), with its grouping or decimals (numeric reads them) or else an
-// integer, and what quantity reads after it, as shapes would. It returns
-// where the number ends, or open when it looked past the end of a text
-// that may grow. (It keeps the token and the calls out of integers' loop,
-// whose values then stay in registers.)
-func (s *scanner) quantified(i, k int, grouped bool) (end int, open bool) {
-	var t token
-	s.reads += k - i + 1
-	s.pastEnd = false
-	if grouped {
-		s.numeric(&t, i, k)
-	} else {
-		canon := ref{int32(i), int32(k - i)} // as digitString does, without a call
-		if k > s.inPlace {
-			canon = s.digitString(i, k)
-		}
-		t.set(i, k, canon, kInteger) // as numeric would
-	}
-	s.quantity(&t, s.prefix)
-	if s.pastEnd {
-		return i, true
-	}
-	s.toks = append(s.toks, t)
-	return t.end, false
-}
-
 // afterRun marks the ASCII runes that end a plain integer right after its
 // digits (endsRun), or after a space after it (spaceEndsRun); those after
 // which shapes reads nothing but an integer and what quantity reads
-// (quantityRuns); and the digits. Only integers reads it, a fast path: the
+// (quantityRuns); the digits; and the runes that may begin a month name
+// or "of" (monthRuns: "3 May"). Only integers reads it, a fast path: the
 // WASM guard leaves it empty, without the code that fills it.
 var afterRun = func() (t [0x80]uint8) {
 	if !fast {
 		return t
 	}
 	for c := range rune(0x80) {
-		// Ending an integer right after its digits with nothing read
-		// with it: not a letter or digit, no decimal mark, time or
-		// list-marker punctuation, no unit ($, :-) and no percent.
-		if !isAlnum(c) && !followsNumber[c] && c != '.' && c != ',' && c != ':' && c != ')' && c != '-' && c != '/' {
-			t[c] |= endsRun
-		}
-		// After a space: no percent, range, day and month, unit, scale or
-		// period, and no grouping.
-		if !isAlnum(c) && !followsSpace[c] && c != '-' && c != '/' {
-			t[c] |= spaceEndsRun
-		}
 		// Right after the digits: none of the runes that start a shape
 		// other than a plain number in shapes (a list marker, date, range,
 		// ordinal suffix, quarter, time, phone number, grouping or
@@ -1104,8 +1141,22 @@ var afterRun = func() (t [0x80]uint8) {
 			c != 'Q' && c != 'q' && !ordinalSuffixes.starts(c) {
 			t[c] |= quantityRuns
 		}
+		// Ending an integer right after its digits with nothing read
+		// with it: none of those runes, and nothing quantity reads (no
+		// unit, $ or :-, no glued scale and no percent).
+		if t[c]&quantityRuns != 0 && quantityAfter[0][c] == 0 {
+			t[c] |= endsRun
+		}
+		// After a space: no percent, range, day and month, unit, scale or
+		// period, and no grouping.
+		if !isDigit(c) && quantityAfter[1][c] == 0 && c != '-' && c != '/' && !mayStartMonth(c) {
+			t[c] |= spaceEndsRun
+		}
 		if isDigit(c) {
 			t[c] |= isDigitRune
+		}
+		if mayStartMonth(c) {
+			t[c] |= monthRuns
 		}
 	}
 	return t
@@ -1116,6 +1167,7 @@ const (
 	spaceEndsRun
 	quantityRuns
 	isDigitRune
+	monthRuns // after a space: a month name, or "of", may begin with it
 )
 
 // digitString returns the digits [i,k) as a string: in the original text
@@ -1173,6 +1225,24 @@ func (s *scanner) date(t *token, i, k int, sep rune) bool {
 	if sep != '-' && sep != '/' && sep != '.' {
 		return false
 	}
+	if r := s.t; fast && uint(k+6) < uint(len(r)) {
+		// Most dates: two digits for the month and two for the day, then
+		// a byte in the text that is no digit. The reads below find the
+		// same within the text; read as bytes instead.
+		w := r[k : k+7]
+		m1, m2, d1, d2 := w[1]-'0', w[2]-'0', w[4]-'0', w[5]-'0'
+		if m1 < 10 && m2 < 10 && d1 < 10 && d2 < 10 && w[3] == byte(sep) && w[6]-'0' >= 10 {
+			s.reads += 7
+			month, day := m1*10+m2, d1*10+d2
+			if month < 1 || month > 12 || day < 1 || day > 31 {
+				return false
+			}
+			if sep == '-' && k+6 <= s.inPlace {
+				t.set(i, k+6, ref{int32(i), int32(k + 6 - i)}, kDate) // as written, as intern would find
+				return true
+			}
+		}
+	}
 	minDigits := 1
 	if sep == '.' {
 		minDigits = 2
@@ -1206,6 +1276,29 @@ func (s *scanner) date(t *token, i, k int, sep rune) bool {
 // clock reads a time of day, H:MM or HH:MM with an optional :SS, into t;
 // the hour is [i,k), one or two digits before a ':'.
 func (s *scanner) clock(t *token, i, k int) bool {
+	if r := s.t; fast && uint(k+3) < uint(len(r)) {
+		// Most times: H:MM or HH:MM, then a byte in the text that
+		// neither lengthens the minutes nor starts seconds. The reads
+		// below find the same within the text; read as bytes instead.
+		if w := r[k : k+4]; w[3]-'0' >= 10 && w[3] != ':' {
+			s.reads += 4
+			m1, m2 := w[1]-'0', w[2]-'0'
+			if m1 >= 10 || m2 >= 10 {
+				return false // fewer than two digits for the minutes
+			}
+			hour := int(r[k-1] - '0')
+			if k-i == 2 {
+				hour += int(r[i]-'0') * 10
+			}
+			if hour > 24 || m1 > 5 {
+				return false
+			}
+			if k-i == 2 && k+3 <= s.inPlace {
+				t.set(i, k+3, ref{int32(i), 5}, kTime) // as written, as intern would find
+				return true
+			}
+		}
+	}
 	m := s.digits(k + 1)
 	if m-(k+1) != 2 {
 		return false
@@ -1245,17 +1338,65 @@ func pad2(n int) string {
 	return strconv.Itoa(n)
 }
 
-// intlPhone reads an international phone number: '+', then groups of digits
-// separated by single spaces or hyphens, 7 to 15 digits in all (E.164). It
-// returns where the number ends. It reads the bytes itself, up to the rune
-// after the last group it looked at, as digits and ascii would.
-func (s *scanner) intlPhone(i int) (end int, ok bool) {
+// intlPhone reads into t an international phone number: '+', then groups
+// of digits separated by single spaces or hyphens, 7 to 15 digits in all
+// (E.164). It returns where the number ends. It reads the bytes itself, up
+// to the rune after the last group it looked at, as digits and ascii would.
+func (s *scanner) intlPhone(t *token, i int) (end int, ok bool) {
 	const maxDigits = 15
-	t := s.t
+	r := s.t
+	if fast && i+phoneReach <= len(r) {
+		// Most numbers (fast path): the groups read eight bytes at a time
+		// (digitBytes), their digits written after the '+' as they are
+		// read (see formRoom), which makes the canonical form without a
+		// second pass. This reads what the general path below would; it
+		// leaves to it (having kept nothing) a group whose bytes reach
+		// into the last eight of the text, and a run of seven digits or
+		// more.
+		x := le64at(r, i+1) // the first group: scan calls intlPhone at a digit after the '+'
+		m := digitBytes(x)
+		if m == 7 {
+			goto general
+		}
+		b, form := s.formRoom()
+		b[0] = '+'
+		put64((*[8]byte)(b[1:9]), x) // the bytes after the digits are overwritten or dropped
+		w, g := 1+m, i+1+m           // w bytes of the form; g: after the last group
+		end = g
+		for last := len(r) - 9; r[g] == ' ' || r[g] == '-'; {
+			// The next group: one to four digits, at most 15 in all.
+			if g > last {
+				goto general
+			}
+			x = le64at(r, g+1)
+			if m = digitBytes(x); m == 7 {
+				goto general
+			}
+			if uint(m-1) > 3 || w+m > 16 {
+				break
+			}
+			put64((*[8]byte)(b[w&15:]), x) // at most 14 digits before these
+			w, g = w+m, g+1+m
+			end = g
+		}
+		s.reads += g + 9 - i
+		if w < 8 { // fewer than 7 digits
+			return 0, false
+		}
+		// Seven digits or more, at most six before a separator: the text
+		// does not spell the form (see phone).
+		c, ok := s.keepForm(form, w)
+		if !ok {
+			c = s.keep(s.aside[:w])
+		}
+		t.set(i, end, c, kPhone)
+		return end, true
+	}
+general:
 	total, g := 0, i+1 // g: where the group being read ends
 	for {
 		j := g // the group starts at j
-		for g < len(t) && t[g]-'0' < 10 {
+		for g < len(r) && r[g]-'0' < 10 {
 			g++
 		}
 		n := g - j
@@ -1263,30 +1404,118 @@ func (s *scanner) intlPhone(i int) (end int, ok bool) {
 			break
 		}
 		total, end = total+n, g
-		if g >= len(t) || t[g] != ' ' && t[g] != '-' {
+		if g >= len(r) || r[g] != ' ' && r[g] != '-' {
 			break
 		}
 		g++
 	}
 	s.reads += g - i
-	if g >= len(t) && !s.final {
+	if g >= len(r) && !s.final {
 		s.pastEnd = true
 	}
 	if total < 7 {
 		return 0, false
 	}
+	s.phone(t, i, end)
 	return end, true
 }
 
-// nationalPhone reads a national phone number starting with 0: an area code
-// and a hyphen ("08-123 45 67", "0771-123 456"), or space-separated groups
-// ("070 123 45 67"); 7 to 12 digits in all. It returns where the number
-// ends.
-func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
+// phoneReach is how many bytes from its start a phone number and the bytes
+// read after it most often take: the fast paths of intlPhone and
+// nationalPhone read none nearer the end of the text (where the stream
+// guard reads them, as the text grows), which the general path reads.
+const phoneReach = 24
+
+// formRoom returns where the phone readers' fast paths write a canonical
+// form as they read it, eight bytes at a time: the room after canons where
+// it has 24 bytes, else the scanner's aside; and n, the length of canons,
+// or -1 for the aside. Kept (keepForm, or keep for the aside), either
+// grows canons as keep would.
+func (s *scanner) formRoom() (b *[24]byte, n int) {
+	if n := len(s.canons); cap(s.canons)-n >= 24 {
+		return (*[24]byte)(s.canons[n : n+24]), n
+	}
+	return &s.aside, -1
+}
+
+// keepForm takes the first m bytes of the form written to formRoom's
+// bytes at n, as it returned, into canons and returns their ref; for the
+// aside it returns false, and the caller keeps them with keep. (Small
+// enough to inline, for the room canons have for most numbers.)
+func (s *scanner) keepForm(n, m int) (ref, bool) {
+	if n < 0 {
+		return ref{}, false
+	}
+	s.canons = s.canons[:n+m]
+	return ref{^int32(n), int32(m)}, true
+}
+
+// nationalPhone reads into t a national phone number starting with 0: an
+// area code and a hyphen ("08-123 45 67", "0771-123 456"), or
+// space-separated groups ("070 123 45 67"); 7 to 12 digits in all. It
+// returns where the number ends.
+func (s *scanner) nationalPhone(t *token, i, k int) (end int, ok bool) {
 	area := k - i
 	if area < 2 || area > 4 {
 		return 0, false
 	}
+	if r := s.t; fast && i+phoneReach <= len(r) {
+		// Most numbers (fast path), as in intlPhone: the area code and
+		// each group written to the form as they are read. After a
+		// hyphen, the first group has two to eight digits and the others
+		// two to four; after a space, all have two or three.
+		hyphen, most := r[k] == '-', 4
+		if !hyphen {
+			if r[k] != ' ' || area < 3 {
+				return 0, false
+			}
+			most = 3
+		}
+		b, form := s.formRoom()
+		put64((*[8]byte)(b[:8]), le64at(r, i)) // the area code, and bytes after it the next group overwrites
+		w, g := area, k                        // w digits so far; g: after the last group
+		if hyphen {
+			x := le64at(r, k+1)
+			m := digitBytes(x)
+			if m == 7 {
+				goto general
+			}
+			if m < 2 {
+				return 0, false
+			}
+			put64((*[8]byte)(b[w&15:]), x) // after at most four digits
+			w, g = w+m, k+1+m
+		}
+		end = g
+		groups := 0 // after a space
+		for last := len(r) - 9; r[g] == ' ' || r[g] == '-' && hyphen; {
+			if g > last {
+				goto general
+			}
+			x := le64at(r, g+1)
+			m := digitBytes(x)
+			if m == 7 {
+				goto general
+			}
+			if uint(m-2) > uint(most-2) || w+m > 12 {
+				break
+			}
+			put64((*[8]byte)(b[w&15:]), x) // after at most 10 digits
+			w, g, groups = w+m, g+1+m, groups+1
+			end = g
+		}
+		s.reads += g + 9 - i
+		if w < 7 || !hyphen && groups < 3 {
+			return 0, false
+		}
+		c, ok := s.keepForm(form, w)
+		if !ok {
+			c = s.keep(s.aside[:w])
+		}
+		t.set(i, end, c, kPhone)
+		return end, true
+	}
+general:
 	total, groups := area, 0
 	end = k
 	switch s.ascii(k) {
@@ -1334,7 +1563,36 @@ func (s *scanner) nationalPhone(i, k int) (end int, ok bool) {
 	if total < 7 {
 		return 0, false
 	}
+	s.phone(t, i, end)
 	return end, true
+}
+
+// digitBytes returns how many of the first seven bytes of x (in the order
+// they stand in the text, the first in the lowest byte) are ASCII digits
+// before the first that is not: 7 for seven digits or more. It tests them
+// all at once, as asciiLetters does: xor-ed with '0', a digit reads 0–9;
+// adding 0x76 sets the high bit of a byte from 10 to 0x89, and or-ing in
+// the byte itself that of one from 0x80 up. A carry out of a byte comes
+// only from one that is no digit, and spoils only the bytes after it, past
+// the count. The eighth byte is taken for no digit, which keeps the count
+// below eight and spares TrailingZeros64 a word with no bit set.
+func digitBytes(x uint64) int {
+	v := x ^ '0'*ones
+	other := ((v + 0x76*ones) | v) & (0x80 * ones)
+	return bits.TrailingZeros64(other|1<<63) >> 3
+}
+
+// le64at returns the eight bytes of t from i, which i+8 <= len(t) must
+// keep within t, as le64 reads them (one load; as prose reads them).
+func le64at(t string, i int) uint64 {
+	return le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
+}
+
+// put64 writes x to b, the lowest byte first (one store where the machine
+// is little-endian).
+func put64(b *[8]byte, x uint64) {
+	b[0], b[1], b[2], b[3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+	b[4], b[5], b[6], b[7] = byte(x>>32), byte(x>>40), byte(x>>48), byte(x>>56)
 }
 
 // phone makes t the phone number [i,end). Its canonical form is its
@@ -1441,15 +1699,26 @@ func (s *scanner) numeric(t *token, i, k int) {
 // after its integer part [i,k): one group of digits after the mark c, and
 // no more ("12,5", "99.9", "1,000"). Its canonical form is the number up
 // to its last digit not a trailing zero of a decimal, with the canonical
-// mark, which is often the one written. oneGroup reads what numeric would;
-// with any other number (or one that stands in the text as written but
-// not in place) it returns false, and numeric reads it again.
+// mark, which is often the one written. oneGroup reads what numeric would,
+// byte by byte as digits and ascii would read them while they stand in the
+// text; with any other number, one whose reads reach the last byte of the
+// text (where one may look past its end), or one that stands in the text
+// as written but not in place, it returns false, and numeric reads it
+// again.
 func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
-	if c != '.' && c != ',' || !isDigit(s.ascii(k+1)) {
+	x := s.t
+	if c != '.' && c != ',' || k+2 >= len(x) || x[k+1]-'0' >= 10 {
 		return false
 	}
-	g := s.digits(k + 1) // the group is [k+1,g)
-	if m := s.ascii(g); (m == '.' || m == ',') && isDigit(s.ascii(g+1)) {
+	g := k + 2 // the group is [k+1,g)
+	for g < len(x) && x[g]-'0' < 10 {
+		g++
+	}
+	if g+1 >= len(x) {
+		return false
+	}
+	s.reads += g - k + 1
+	if m := x[g]; (m == '.' || m == ',') && x[g+1]-'0' < 10 {
 		return s.thousands(t, i, k, c, g) // more groups
 	}
 	kind, mark, end := kDecimal, byte('.'), g // the canonical form: [i,end) with mark at k
@@ -1485,34 +1754,42 @@ func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
 // of up to three digits, not starting with 0, then groups of three digits
 // each after the mark c, the first [k+1,g), and another group after it.
 // Its canonical form is its digits, with the decimals after a '.' (see
-// numeric). It reads what numeric would; with any other number it returns
-// false.
+// numeric). It reads what numeric would, as oneGroup does (g+1 is in the
+// text); with any other number it returns false.
 func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
-	if k-i > 3 || s.t[i] == '0' || g-k != 4 {
+	x := s.t
+	if k-i > 3 || x[i] == '0' || g-k != 4 {
 		return false
 	}
 	kind, end := kGrouped, g // the number is [i,end)
 	for {
-		m := s.ascii(g)
-		if m != '.' && m != ',' || !isDigit(s.ascii(g+1)) {
+		m := x[g] // (g+1 is in the text: see oneGroup and below)
+		if m != '.' && m != ',' || x[g+1]-'0' >= 10 {
 			end = g
 			break
 		}
-		e := s.digits(g + 1)
-		if m == c && e-g == 4 {
+		e := g + 2
+		for e < len(x) && x[e]-'0' < 10 {
+			e++
+		}
+		if e+1 >= len(x) {
+			return false
+		}
+		if m == byte(c) && e-g == 4 {
 			g = e
 			continue
 		}
-		if m == c {
+		if m == byte(c) {
 			return false
 		}
 		// After the other mark: decimals, when no group follows.
-		if m := s.ascii(e); (m == '.' || m == ',') && isDigit(s.ascii(e+1)) {
+		if m := x[e]; (m == '.' || m == ',') && x[e+1]-'0' < 10 {
 			return false
 		}
 		kind, end = kDecimal, e
 		break
 	}
+	s.reads += end - g
 	e, more := g, 0 // the decimals kept are [g+1,e), more bytes with the '.'
 	if kind == kDecimal {
 		for e = end; e > g+1 && s.t[e-1] == '0'; e-- { // trailing zeros dropped
@@ -1610,9 +1887,7 @@ func (s *scanner) appendDigits(b []byte, i, j int) []byte {
 		b = b[:n+j-i]
 		for _, c := range []byte(s.t[i:j]) {
 			b[n] = c
-			if c-'0' < 10 {
-				n++
-			}
+			n += int(isDigitByte[c])
 		}
 		return b[:n]
 	}
@@ -1623,6 +1898,10 @@ func (s *scanner) appendDigits(b []byte, i, j int) []byte {
 	}
 	return b
 }
+
+// isDigitByte is 1 for the bytes of the ASCII digits and 0 for the others:
+// a look-up that appendDigits adds, with no comparison.
+var isDigitByte = [256]uint8{'0': 1, '1': 1, '2': 1, '3': 1, '4': 1, '5': 1, '6': 1, '7': 1, '8': 1, '9': 1}
 
 // atoi returns the value of the digits [i,j) (at most a few).
 func (s *scanner) atoi(i, j int) int {
@@ -1707,28 +1986,6 @@ func (s *scanner) leadingFraction(i int) (token, int, bool) {
 	t := token{start: i, end: g, kind: kDecimal, canon: s.keep([]byte(decimal("0", s.str(s.digitString(i+1, g)))))}
 	s.quantity(&t, s.prefix)
 	return t, t.end, true
-}
-
-// percent makes t a percent that ends at end. Only a '%' right after the
-// number can spell its canonical form in the text ("99.9%" as printed
-// costs nothing); after a space or as a word it is kept without a look.
-func (s *scanner) percent(t *token, end int) {
-	if r := t.canon; fast && end == t.end+1 && r.at >= 0 && r.n > 0 {
-		// The canonical form stands in the text: most often with the
-		// sign right after it, which makes the percent's.
-		if src := s.f.src; int(r.at+r.n) < len(src) && src[r.at+r.n] == '%' {
-			t.canon.n++
-			t.end, t.kind = end, kPercent
-			return
-		}
-	}
-	s.buf = append(append(s.buf[:0], s.str(t.canon)...), '%')
-	if end == t.end+1 {
-		t.canon = s.intern(s.buf, t.start)
-	} else {
-		t.canon = s.keep(s.buf) // the text spells no percent so
-	}
-	t.end, t.kind = end, kPercent
 }
 
 var percentWords = newWordSet(map[string]string{"percent": "", "procent": "", "per cent": ""})

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file reads what is printed with a number and makes it a quantity:
@@ -36,7 +37,28 @@ type wordSet struct {
 	// where read takes its fast path).
 	rows  []uint16
 	width int
+	// pairs marks, by a first byte b0 and a second b1 (ASCII, of either
+	// case), at bit b1&63 of pairs[2*b0+b1>>6], the words' first two
+	// bytes, and every second byte after a first that is a word alone
+	// (see may); made by withPairs for the sets quantity asks may about.
+	pairs []uint64
+	// letterKeys and letterNodes are a hash table of the words of one to
+	// seven ASCII letters, which read finds by their bytes at once; made
+	// by withLetters for the set read most, whose words run on from
+	// their letters into no ASCII rune that is not one. A word's key is
+	// its bytes (lower case) in the low bytes of a uint64, the first
+	// lowest; its slot is told by the top byte of the key times a large
+	// odd constant (letterSlot), and the slots after it in turn (linear
+	// probing; the table is at most half full). Its node is its entry in
+	// rows (its node and flags); 0 marks an empty slot. (Slices, not
+	// arrays of their own type: every type of a field adds to the WASM
+	// guard, which makes none of these.)
+	letterKeys  []uint64
+	letterNodes []uint16
 }
+
+// letterSlot is the first slot of the key x in letterKeys.
+func letterSlot(x uint64) uint8 { return uint8((x * 0x9E3779B97F4A7C15) >> 56) }
 
 const (
 	nodeWhole = 1 << (15 - iota) // a word of the set ends here
@@ -105,6 +127,72 @@ func newWordSet(m map[string]string) *wordSet {
 	return ws
 }
 
+// withPairs gives ws its pairs, natively (the WASM guard makes none), and
+// returns it.
+func (ws *wordSet) withPairs() *wordSet {
+	if !fast {
+		return ws
+	}
+	ws.pairs = make([]uint64, 2*0x80)
+	for b0 := range byte(0x80) {
+		r := ws.step(0, b0)
+		if r == 0 {
+			continue
+		}
+		whole := ws.rows[r+ws.width-1]&nodeWhole != 0
+		for b1 := range byte(0x80) {
+			if whole || ws.step(r, b1) != 0 {
+				ws.pairs[2*int(b0)+int(b1>>6)] |= 1 << (b1 & 63)
+			}
+		}
+	}
+	return ws
+}
+
+// withLetters gives ws its letterKeys and letterNodes, natively (the WASM
+// guard makes none), and returns it. It panics if a word runs on from a
+// run of ASCII letters into an ASCII rune that is not one (read could not
+// tell its end by the letters), or if the table would be more than half
+// full.
+func (ws *wordSet) withLetters() *wordSet {
+	if !fast {
+		return ws
+	}
+	keys, nodes := make([]uint64, 256), make([]uint16, 256)
+	n := 0
+	for w := range ws.words {
+		r, key := 0, uint64(0) // r: the letters the word starts with
+		for i := 0; i < len(w); i++ {
+			b := w[i]
+			letter := b < 0x80 && asciiClass[b]&classLetter != 0
+			if b < 0x80 && !letter && r != 0 && r == i {
+				panic("guardrail: a word runs on from its letters: " + w)
+			}
+			if letter && r == i {
+				r++
+				key |= uint64(b) << (8 * i)
+			}
+		}
+		if r != len(w) || len(w) > 7 {
+			continue // not a run of letters, or too long for read's look
+		}
+		if n++; 2*n > len(keys) {
+			panic("guardrail: too many words for letterKeys")
+		}
+		row := 0
+		for i := 0; i < len(w); i++ {
+			row = ws.step(row, w[i])
+		}
+		h := letterSlot(key)
+		for nodes[h] != 0 {
+			h++
+		}
+		keys[h], nodes[h] = key, ws.rows[row+ws.width-1]
+	}
+	ws.letterKeys, ws.letterNodes = keys, nodes
+	return ws
+}
+
 // add returns the node after byte b from node n, made when missing, and
 // gives b a symbol when it has none.
 func (ws *wordSet) add(n int, b byte) int {
@@ -147,6 +235,20 @@ func (ws *wordSet) starts(c rune) bool {
 	return uint32(c) >= 0x80 || ws.rows[ws.sym[c]] != 0
 }
 
+// may reports whether read may find a word of ws at i, told sooner by
+// the two bytes there (fast path, for the sets with pairs): false only
+// when they stand in the text, both ASCII, and begin no word of ws, nor
+// is the first alone a word of it: read would stop at one of them and
+// find none, as it does at most words after a number.
+func (s *scanner) may(ws *wordSet, i int) bool {
+	t := s.t
+	if uint(i+1) >= uint(len(t)) || t[i]|t[i+1] >= 0x80 {
+		return true
+	}
+	b := t[i+1]
+	return ws.pairs[2*int(t[i])+int(b>>6)]>>(b&63)&1 != 0
+}
+
 // read reports which word of the set stands at i as a whole word (not
 // followed by a letter or digit when it ends in one), the node where it ends
 // (with its value) and where it ends. It reads only while the runes read,
@@ -154,6 +256,31 @@ func (ws *wordSet) starts(c rune) bool {
 // most one rune further than it must.
 func (s *scanner) read(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
 	t, rows := s.t, ws.rows
+	if fast && ws.letterKeys != nil && uint(i+8) <= uint(len(t)) {
+		// A run of one to seven ASCII letters, followed by an ASCII rune
+		// that is not one, is a word of the set when letters holds it
+		// and no digit follows (a word ends in a letter, which must not
+		// run on into a digit), else none: a walk would stop at the end
+		// of the run, or within it (at a letter, after a letter).
+		x := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
+		if k := asciiLetters(x); k > 0 {
+			if c := byte(x >> k); c < 0x80 && asciiClass[c]&classLetter == 0 {
+				s.reads += k>>3 + 1
+				if c-'0' < 10 {
+					return nil, 0, false
+				}
+				key, keys, nodes := (x|0x20*ones)&(1<<k-1), ws.letterKeys[:256], ws.letterNodes[:256]
+				for h := letterSlot(key); ; h++ {
+					if node := nodes[h]; keys[h] == key || node == 0 {
+						if node == 0 {
+							return nil, 0, false
+						}
+						return &ws.nodes[node&nodeIndex], i + k>>3, true
+					}
+				}
+			}
+		}
+	}
 	if fast {
 		// The bytes of the text as they stand, without the checks of
 		// at: an ASCII letter in either case (see sym), and a rune
@@ -260,7 +387,7 @@ var unitWords = newWordSet(table(`
 	cm = cm
 	mm = mm
 	lb = lb lbs
-	user = users user användare`))
+	user = users user användare`)).withLetters()
 
 // Periods: what a price or a rate is per. "per month" = "a month" = "/mån".
 var periodWords = newWordSet(table(`
@@ -282,7 +409,7 @@ var periodSpaced = newWordSet(table(`
 	year = yearly annually årligen
 	week = weekly
 	day = daily
-	= per a an each every i om pro`))
+	= per a an each every i om pro`)).withPairs()
 
 // Scale words after a number: "1.5 million", "2 mkr" (also a currency),
 // valued by their exponent, or their exponent and unit (the code of a word
@@ -296,7 +423,7 @@ const scaleSpec = `
 	6 SEK = mkr msek
 	9 SEK = mdkr`
 
-var scaleWords = newWordSet(table(scaleSpec))
+var scaleWords = newWordSet(table(scaleSpec)).withPairs()
 
 // Short scales written right after the digits: "$8.2m", "50k", "3bn".
 var gluedScales = newWordSet(table(`
@@ -349,59 +476,99 @@ var currencyCodes = newWordSet(table(`
 // ambiguous): a percent sign or word, a scale, a unit, a period.
 func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	k := t.end
-	// Most numbers are followed by nothing read below: an ASCII rune
-	// that begins none of it, or a space and such a rune.
-	// c and d are read as ASCII: a rune beyond begins no word of a set but
-	// as wordSet.starts takes notASCII, and no scale word begins with one.
-	c, d := s.ascii(k), rune(eof) // d: the rune after a space
-	if c == ' ' {
-		if d = s.ascii(k + 1); uint32(d) < 0x80 && !followsSpace[d] {
-			t.unit = prefixUnit
-			return
+	// What may follow is told by the rune after the number, or after a
+	// space after it, read as ASCII (see quantityAfter); most numbers are
+	// followed by nothing read below.
+	var c rune
+	var f uint8
+	j := k // the word after the number would start at j
+	if text := s.t; fast && uint(k+1) < uint(len(text)) {
+		// Both bytes in the text: read without ascii's checks (a byte
+		// beyond ASCII has the flags of notASCII in quantityAfter, and is
+		// never ' ' or '/', which is all c is compared with).
+		s.reads += 2
+		if c = rune(text[k]); c == ' ' {
+			j++
+			f = quantityAfter[1][text[j]]
+		} else {
+			f = quantityAfter[0][text[k]]
 		}
-	} else if uint32(c) < 0x80 && !followsNumber[c] {
+	} else if c = s.ascii(k); c == ' ' {
+		j++
+		f = quantityAfter[1][uint8(s.ascii(j))]
+	} else {
+		f = quantityAfter[0][uint8(c)]
+	}
+	if f == 0 {
 		t.unit = prefixUnit
 		return
 	}
-	// A percent.
-	switch {
-	case c == '%':
-		s.percent(t, k+1)
-	case d == '%':
-		s.percent(t, k+2)
-	case c == ' ' && percentWords.starts(d):
-		if _, e, ok := s.read(percentWords, k+1); ok {
-			s.percent(t, e)
+	// A percent, which ends at end: its canonical form is the number's
+	// with a '%'. Only a '%' right after the number can spell that in the
+	// text ("99.9%" as printed costs nothing); after a space or as a word
+	// it is kept without a look.
+	end := 0
+	if f&qPercent != 0 {
+		end = j + 1
+	} else if f&qPercentWord != 0 {
+		if _, e, ok := s.read(percentWords, j); ok {
+			end = e
 		}
 	}
-	if t.kind != kPercent {
+	if end > 0 {
+		switch r := t.canon; {
+		case fast && end == k+1 && r.at >= 0 && r.n > 0 && int(r.at+r.n) < len(s.f.src) && s.f.src[r.at+r.n] == '%':
+			// The canonical form stands in the text, with the sign
+			// right after it: that makes the percent's.
+			t.canon.n++
+		case fast && end != k+1:
+			// Kept with a '%' after the canonical form when that is
+			// the last form kept ("12,5 %": "12.5"), which extends it,
+			// else after a copy of it.
+			if r.at < 0 && r.n >= 0 && int(^r.at)+int(r.n) == len(s.canons) {
+				s.grow(1)
+				t.canon.n++
+			} else {
+				form := s.str(r)
+				n := s.grow(len(form) + 1)
+				s.canons = append(s.canons, form...)
+				t.canon = ref{^int32(n), int32(len(form) + 1)}
+			}
+			s.canons = append(s.canons, '%')
+		default:
+			s.buf = append(append(s.buf[:0], s.str(r)...), '%')
+			if end == k+1 {
+				t.canon = s.intern(s.buf, t.start)
+			} else {
+				t.canon = s.keep(s.buf) // the text spells no percent so
+			}
+		}
+		t.end, t.kind = end, kPercent
+	} else {
 		t.unit = prefixUnit
 		// A scale glued to the digits ("50k", "$8.2m"; a bare "5m" is
 		// metres), or after a space ("1.5 million").
 		var w *trieNode
 		e, ok := 0, false
-		if gluedScales.starts(c) {
+		if f&qGlued != 0 {
 			w, e, ok = s.read(gluedScales, k)
 			m := e == k+1 && s.t[k]|0x20 == 'm' // the one-letter word "m"
 			ok = ok && (!m || prefixUnit != 0)
 		}
-		if !ok && t.kind != kWords {
-			if c == ' ' && scaleWords.starts(d) {
-				w, e, ok = s.read(scaleWords, k+1)
-			} else if isLetter(c) && scaleWords.starts(c) {
-				w, e, ok = s.read(scaleWords, k)
-			}
+		if !ok && t.kind != kWords && f&qScale != 0 && (!fast || s.may(scaleWords, j)) {
+			w, e, ok = s.read(scaleWords, j)
 		}
 		if ok {
 			s.scale(t, w, e)
+			if j = t.end; s.ascii(j) == ' ' {
+				j++
+			}
+			f |= qUnit // what follows the scale word
 		}
 		// A unit or currency right after the number, or after one space
 		// ("399 kr", "5TB", "399:-", "12 €"), unless one written before
 		// is not a currency.
-		if k, j := t.end, t.end; t.unit <= gbp {
-			if s.ascii(k) == ' ' {
-				j++
-			}
+		if t.unit <= gbp && f&qUnit != 0 {
 			w, e, ok := s.read(unitWords, j)
 			// "$5 million dollars" keeps $; "$5 kr" is not read.
 			if ok && (t.unit == 0 || w.code == t.unit) {
@@ -411,16 +578,29 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	}
 	// What the quantity is per: "/month", "/mån", " per year", " a month",
 	// " i månaden", " monthly".
-	switch k = t.end; s.ascii(k) {
+	if t.end != k { // after what was read: told by the rune after it
+		c = s.ascii(t.end)
+		f = qPeriod
+		if c == ' ' {
+			f = 0
+			if periodSpaced.starts(s.ascii(t.end+1)) && (!fast || s.may(periodSpaced, t.end+1)) {
+				f = qPeriod
+			}
+		}
+	}
+	if f&qPeriod == 0 {
+		return
+	}
+	switch p := t.end; c {
 	case '/':
-		if w, e, ok := s.read(periodWords, k+1); ok {
+		if w, e, ok := s.read(periodWords, p+1); ok {
 			t.period, t.end = w.code, e
 		}
 	case ' ':
-		if fast && !periodSpaced.starts(s.ascii(k+1)) {
-			return // most words after a number
+		if fast && p == k && !s.may(periodSpaced, p+1) {
+			return
 		}
-		w, e, ok := s.read(periodSpaced, k+1)
+		w, e, ok := s.read(periodSpaced, p+1)
 		if ok && w.code == 0 && s.ascii(e) == ' ' { // a join: the period follows
 			w, e, ok = s.read(periodWords, e+1)
 		}
@@ -430,23 +610,45 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	}
 }
 
-// followsNumber and followsSpace mark the ASCII runes (of either case)
-// that begin something quantity reads right after a number, or after a
-// space after it.
-var followsNumber, followsSpace = func() (direct, spaced [0x80]bool) {
-	mark := func(t *[0x80]bool, sets ...*wordSet) {
-		for _, ws := range sets {
-			for b := range t {
-				t[b] = t[b] || ws.starts(rune(b))
+// quantityAfter tells what quantity reads after a number by the rune
+// right after it ([0]) or after a space after it ([1]), as ascii reads it
+// (a byte of it, uint8(c)): the ASCII runes (of either case) that begin
+// something it reads; at 0x80, a rune beyond ASCII (notASCII), which may
+// begin a word of a set, as wordSet.starts takes it, but no scale word
+// right after the digits (isLetter(notASCII) is false); at 0xFF the end
+// of the text (eof), where every read finds nothing, marked as notASCII.
+// Every byte beyond ASCII is marked so, for a byte of the text read as it
+// stands.
+var quantityAfter = func() (t [2][0x100]uint8) {
+	for _, m := range [...]struct {
+		at int // 0: right after the number, 1: after a space
+		f  uint8
+		ws *wordSet
+	}{{1, qPercentWord, percentWords}, {0, qGlued, gluedScales}, {0, qScale, scaleWords},
+		{1, qScale, scaleWords}, {0, qUnit, unitWords}, {1, qUnit, unitWords}, {1, qPeriod, periodSpaced}} {
+		for b := range notASCII + 1 {
+			if m.ws.starts(b) {
+				t[m.at][b] |= m.f
 			}
 		}
 	}
-	mark(&direct, gluedScales, scaleWords, unitWords)
-	direct['%'], direct['/'], direct[' '] = true, true, true
-	mark(&spaced, percentWords, scaleWords, unitWords, periodSpaced)
-	spaced['%'] = true
-	return direct, spaced
+	t[0]['%'], t[1]['%'], t[0]['/'] = qPercent, qPercent, qPeriod
+	t[0][notASCII] &^= qScale
+	for b := notASCII + 1; b <= 0xFF; b++ { // and uint8(eof)
+		t[0][b], t[1][b] = t[0][notASCII], t[1][notASCII]
+	}
+	return t
 }()
+
+// The things quantity reads after a number, in quantityAfter.
+const (
+	qPercent     = 1 << iota // a percent sign
+	qPercentWord             // a percent word, after a space
+	qGlued                   // a scale glued to the digits
+	qScale                   // a scale word
+	qUnit                    // a unit or currency
+	qPeriod                  // what the quantity is per, after '/' or a space
+)
 
 // scale multiplies the number by the power of ten of scale word w (and
 // gives it w's unit when it has none) and ends it at end.

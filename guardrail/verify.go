@@ -120,6 +120,8 @@ type Source struct {
 	filter  keyFilter           // of the values, to pass over a source quickly
 	counted map[string][]string // noun → values the snippet binds to it
 	lower   string              // the text in lower case, for month names
+	quick   []quickSlot         // the index of Verify's fast path (see quickIndex)
+	keys    []quickSlot         // the slots in quick, for quickTable to merge
 }
 
 // NewSource extracts the quantities of a snippet and indexes them by value.
@@ -174,6 +176,9 @@ func NewSource(text string) *Source {
 		}
 	}
 	sc.done()
+	if fast {
+		s.quickIndex()
+	}
 	return s
 }
 
@@ -460,7 +465,10 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 	s := scanText(answer)
 	v := Verdict{Grounded: true, Numbers: make([]NumberVerdict, len(s.toks))}
 	if fast {
-		v.Grounded = p.verify(s, v.Numbers, answer, sources)
+		s.fillVerdicts(v.Numbers, answer)
+		if !s.citeQuick(v.Numbers, sources) {
+			v.Grounded = p.checkRest(s, v.Numbers, sources)
+		}
 	} else {
 		for k := range v.Numbers {
 			nv, t := &v.Numbers[k], &s.toks[k]
@@ -474,65 +482,249 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 	return v
 }
 
-// verify is Verify's loop over the numbers of the scan s of answer, nvs,
-// for the fast path: fill, check, cite, keyPrint (for a key of at most 8
-// bytes) and slot written out in one function, which spares four calls a
-// number (a call makes the caller keep its values on the stack). It
-// reports whether no number blocks the answer under p.
-func (p Policy) verify(s *scanner, nvs []NumberVerdict, answer string, sources []*Source) bool {
-	grounded := true
+// quickSlot is a value one of the sources states, in the index that
+// Verify's fast path looks the numbers of an answer up in (see citeQuick):
+// the print of the value's key (see quickPrint) and, in one word, what
+// grounds most numbers of that value without a look at the attrs of each
+// number of it. A key of more than 16 bytes has no quick slot.
+type quickSlot struct {
+	head, tail uint64 // quickPrint(key)
+	// info is, from the lowest byte up: len(key) (0 in an empty slot);
+	// quickMany when the source prints the key with several attrs, none
+	// empty; else the unit and period it prints it with (none: it agrees
+	// with any); and from bit 32 on, the index of the source.
+	info uint64
+}
+
+// quickMany is the bit of quickSlot.info set when only the attrs of each
+// number of the key tell whether they agree.
+const quickMany = 1 << 8
+
+// quickInfo returns the info of a quick slot for a key of n bytes that a
+// source prints with as, not empty.
+func quickInfo(n int, as []attrs) uint64 {
+	for _, a := range as {
+		if a == (attrs{}) {
+			return uint64(n) // agrees with any
+		}
+	}
+	a := as[0]
+	for _, b := range as[1:] {
+		if b != a {
+			return uint64(n) | quickMany
+		}
+	}
+	return uint64(n) | uint64(a.unit)<<16 | uint64(a.period)<<24
+}
+
+// quickPrint returns the print of a key of 1 to 16 bytes, which holds all
+// of its bytes: its first 8 bytes in head (all of a shorter key, read as
+// keyPrint reads them) and its last 8 in tail when it is longer (else 0);
+// two keys of the same length with the same print are equal.
+func quickPrint(key string) (head, tail uint64) {
+	switch n := len(key); {
+	case n > 8:
+		head = uint64(le32(key)) | uint64(le32(key[4:]))<<32
+		tail = uint64(le32(key[n-8:])) | uint64(le32(key[n-4:]))<<32
+	case n >= 4:
+		head = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
+	case n > 0:
+		head = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
+	}
+	return head, tail
+}
+
+// addQuick puts the slots of keys, with cite added to their info, in the
+// quick index tbl (a power of 2 long, at most half full), each unless a
+// slot holds its key already.
+func addQuick(tbl, keys []quickSlot, cite uint64) {
+	mask := uint32(len(tbl) - 1)
+	for x := range keys {
+		q := &keys[x]
+		for j := q.hash() & mask; ; j = (j + 1) & mask {
+			m := &tbl[j]
+			if m.info == 0 {
+				*m = *q
+				m.info |= cite
+				break
+			}
+			if m.head == q.head && m.tail == q.tail && uint8(m.info) == uint8(q.info) {
+				break // a source before states it
+			}
+		}
+	}
+}
+
+// hash returns the hash of q's key that places it in a quick index, from
+// its print (keyPrint's hash of it).
+func (q *quickSlot) hash() uint32 {
+	n := uint64(uint8(q.info))
+	x := q.head
+	if n > 8 {
+		x = x*keyMul ^ q.tail
+	}
+	return uint32((x ^ n) * keyMul >> 32)
+}
+
+// quickIndex makes s.quick and s.keys from s.index: a quick slot for each
+// key of 1 to 16 bytes.
+func (s *Source) quickIndex() {
+	for j := range s.index {
+		sl := &s.index[j]
+		if n := len(sl.key); sl.attrs != nil && n > 0 && n <= 16 {
+			var q quickSlot
+			q.head, q.tail = quickPrint(sl.key)
+			q.info = quickInfo(n, sl.attrs)
+			s.keys = append(s.keys, q)
+		}
+	}
+	s.quick = make([]quickSlot, len(s.index)) // as full as the index at most
+	addQuick(s.quick, s.keys, 0)
+}
+
+// quickTable returns the quick index of sources for the n numbers of an
+// answer: that of the source when there is one, else one made in s.quick
+// from theirs, where each key has the slot of the first source that states
+// it (the source citeQuick cites) — or none (nil) when the sources state
+// too many values for a few numbers to pay for it, or when a Source was
+// made other than by NewSource.
+func (s *scanner) quickTable(sources []*Source, n int) []quickSlot {
+	if len(sources) == 1 && sources[0] != nil {
+		return sources[0].quick
+	}
+	keys := 0
+	for _, src := range sources {
+		if src != nil {
+			keys += len(src.keys)
+		}
+	}
+	if keys > 4*n {
+		// Each number looked up in the index spares about as many
+		// instructions as it takes to put four keys in it.
+		return nil
+	}
+	size := 2
+	for size < 2*keys { // at most half full
+		size <<= 1
+	}
+	if cap(s.quick) < size {
+		s.quick = make([]quickSlot, size)
+	}
+	tbl := s.quick[:size]
+	clear(tbl)
+	for i, src := range sources {
+		if src != nil {
+			addQuick(tbl, src.keys, uint64(i)<<32)
+		}
+	}
+	return tbl
+}
+
+// fillVerdicts is fillAll for the numbers of nvs, from the tokens of the
+// scan s of answer. (Verify fills them before it looks them up, in
+// citeQuick: one loop for both keeps more values on the stack than two.)
+func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 	toks := s.toks[:len(nvs)]
 	for k := range nvs {
-		nv, t := &nvs[k], &toks[k]
-		key := s.str(t.canon)
-		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = answer[t.start:t.end], key, t.kind, t.start, t.end
+		nv, t := &nvs[k], toks[k]
+		printed := answer[t.start:t.end]
+		canon := printed
+		if c := t.canon; c.at != int32(t.start) || int(c.n) != len(printed) {
+			canon = s.str(c)
+		}
+		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = printed, canon, t.kind, t.start, t.end
 		if t.unit|t.period != 0 || t.noun.n != 0 {
-			nv.Unit, nv.Period, nv.noun = names[t.unit], names[t.period], s.str(t.noun)
-		}
-		var fp uint64 // keyPrint(key), written out for a key of at most 8 bytes
-		var h uint32
-		if n := len(key); n <= 8 {
-			if n >= 4 {
-				fp = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
-			} else if n > 0 {
-				fp = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
+			nv.Unit, nv.Period = names[t.unit], names[t.period]
+			if t.noun.n != 0 {
+				nv.noun = s.str(t.noun)
 			}
-			h = uint32((fp ^ uint64(n)) * keyMul >> 32)
-		} else {
-			fp, h = keyPrint(key)
 		}
-		want := attrs{t.unit, t.period}
-		w, bit := keyBit(h)
-		cite := -1
-	sources:
-		for i, s := range sources {
-			if s == nil || s.filter[w]&bit == 0 {
-				continue
+	}
+}
+
+// citeQuick grounds each number of nvs, the numbers of the scan s, that the
+// quick index of sources grounds at once: a key of 1 to 16 bytes that a
+// source states, printed with no unit and no period, or with attrs that
+// agree with the one set the first source that states it prints it with.
+// It cites that source, as cite would, and reports whether it grounded
+// all; checkRest checks the others as the general path does.
+func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
+	toks := s.toks[:len(nvs)]
+	tbl := s.quickTable(sources, len(nvs))
+	if len(tbl) == 0 {
+		return false // (which also tells the compiler that tbl[j&mask] is in range)
+	}
+	mask := uint(len(tbl) - 1)
+	all := true
+	for k := range nvs {
+		nv := &nvs[k]
+		key := nv.Canonical
+		n := len(key)
+		var head, tail uint64 // quickPrint(key) and its hash, written out: no call in the loop
+		x := uint64(n)
+		switch {
+		case n > 16:
+			all = false
+			continue
+		case n > 8:
+			head = uint64(le32(key)) | uint64(le32(key[4:]))<<32
+			tail = uint64(le32(key[n-8:])) | uint64(le32(key[n-4:]))<<32
+			x ^= head*keyMul ^ tail
+		case n >= 4:
+			head = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
+			x ^= head
+		case n > 0:
+			head = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
+			x ^= head
+		default:
+			all = false
+			continue
+		}
+		for j := uint(uint32(x * keyMul >> 32)); ; j++ {
+			q := &tbl[j&mask]
+			info := q.info
+			if info == 0 {
+				all = false
+				break
 			}
-			mask := uint32(len(s.index) - 1)
-			for j := h & mask; ; j = (j + 1) & mask {
-				sl := &s.index[j]
-				if sl.attrs == nil {
-					break
+			if q.head == head && q.tail == tail && uint8(info) == uint8(n) {
+				// A number that prints no unit and no period (names
+				// none, as code 0 alone is "") agrees with any.
+				if len(nv.Unit)|len(nv.Period) == 0 || agrees(info, attrs{toks[k].unit, toks[k].period}) {
+					nv.State, nv.Grounded, nv.Citation = Grounded, true, int(info>>32)
+				} else {
+					all = false
 				}
-				if sl.fp == fp && len(sl.key) == len(key) && sameTail(sl.key, key) {
-					// A number that prints no unit and no period agrees
-					// with any (said without reading them).
-					if want.unit|want.period == 0 || agreeing(sl.attrs, want) {
-						cite = i
-						break sources
-					}
-					break
-				}
+				break
 			}
 		}
-		if cite >= 0 {
-			nv.State, nv.Grounded, nv.Citation = Grounded, true, cite
-		} else if nv.check(sources, want); p.Blocks(nv.State) {
-			grounded = false // (check looks the number up again: few are not grounded)
+	}
+	return all
+}
+
+// checkRest checks each number of nvs, the numbers of the scan s, that
+// citeQuick left without a verdict, and reports whether none blocks the
+// answer under p.
+func (p Policy) checkRest(s *scanner, nvs []NumberVerdict, sources []*Source) bool {
+	grounded := true
+	for k := range nvs {
+		if nv := &nvs[k]; nv.State == 0 {
+			t := &s.toks[k]
+			if nv.check(sources, attrs{t.unit, t.period}); p.Blocks(nv.State) {
+				grounded = false
+			}
 		}
 	}
 	return grounded
+}
+
+// agrees reports whether a number printed with want agrees with the
+// attrs of the quick slot whose info is info, when that tells.
+func agrees(info uint64, want attrs) bool {
+	unit, period := uint8(info>>16), uint8(info>>24)
+	return info&quickMany == 0 &&
+		(unit == 0 || want.unit == 0 || unit == want.unit) &&
+		(period == 0 || want.period == 0 || period == want.period)
 }
 
 // VerifyStrings is Verify with sources given as plain snippet texts.
