@@ -420,25 +420,21 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 // words of ASCII or Latin-1 letters followed by an ASCII rune that is not a
 // hyphen, which begin no number word (see mayBeNumber). It returns i when
 // the rune at i needs a step. proseRun reads the most of it, before the
-// last nine bytes of the text; proseOn reads what proseRun leaves to it (a
-// rune beyond ASCII, the end of the text, where the stream guard reads
-// most).
+// last nine bytes of the text; prose reads itself what proseRun leaves to
+// it (a rune beyond ASCII, the end of the text, where the stream guard
+// reads most).
 func (s *scanner) prose(i int) int {
 	if i <= len(s.t)-9 {
 		j, slow := s.proseRun(i)
-		if s.reads += j - i; slow {
-			return s.proseOn(j)
+		if s.reads += j - i; !slow {
+			return j
 		}
-		return j
+		i = j
 	}
-	return s.proseOn(i)
-}
-
-// proseOn is prose where proseRun leaves it: it reads a round of its own
-// and goes on with proseRun after it, as long as what it reads is prose.
-func (s *scanner) proseOn(i int) int {
+	// What proseRun leaves: a round read here, and proseRun after it, as
+	// long as what is read is prose.
 	t := s.t
-	s.reads -= i // what proseOn reads, counted at the end
+	s.reads -= i // what is read below, counted at the end
 	for {
 		var k, j int // the word below: 8 × its first ASCII letters, its end
 		var key uint32
