@@ -339,14 +339,8 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 	var t token // the number read by a step (when ok), which ends at next
 	var next int
 	var ok bool
-	// The fast path reads prose first, and after each round, up to a
-	// number or what needs a step: after a number or a step, most often a
-	// space and a word, read without a round of their own; and a round
-	// takes a step where prose stopped without prose trying it again. (It
-	// need not try a digit first: the stream guard starts most scans at a
-	// number that was open.)
 	if fast && i < n && text[i]-'0' >= 10 {
-		i = s.prose(i)
+		i = s.prose(i) // a scan that starts in prose (see below)
 	}
 	for i < n {
 	read: // at i, where prose stopped or need not look
@@ -367,8 +361,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 					if uint(j) < uint(len(text)) && text[j] == '+' {
 						goto read // prose would stop at it at once
 					}
-					i = s.prose(i)
-					continue
+					goto prose
 				}
 				k = e
 			} else {
@@ -408,8 +401,27 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 		if ok {
 			s.toks = append(s.toks, t)
 		}
-		if i = next; fast {
-			i = s.prose(i)
+		i = next
+	prose:
+		// The fast path reads prose after each round, up to a number or
+		// what needs a step: after a number or a step, most often a space
+		// and a word, read without a round of their own; and a round takes
+		// a step where prose stopped without prose trying it again. (It
+		// need not try a digit first: the stream guard starts most scans
+		// at a number that was open.) proseRun reads the most of it,
+		// before the last nine bytes of the text; prose reads on where it
+		// leaves off (a rune beyond ASCII, the end of the text).
+		if fast {
+			if i <= n-9 {
+				j, slow := proseRun(text, i)
+				if s.reads += j - i; slow {
+					i = s.prose(j)
+				} else {
+					i = j
+				}
+			} else {
+				i = s.prose(i)
+			}
 		}
 	}
 	return i, false
@@ -418,21 +430,16 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 // prose skips from i what step reads as prose, as long as that is decided
 // by the bytes in the text and quickly: ASCII that starts nothing, and
 // words of ASCII or Latin-1 letters followed by an ASCII rune that is not a
-// hyphen, which begin no number word (see mayBeNumber). It returns i when
-// the rune at i needs a step. proseRun reads the most of it, before the
-// last nine bytes of the text; prose reads itself what proseRun leaves to
-// it (a rune beyond ASCII, the end of the text, where the stream guard
-// reads most).
+// hyphen, which begin no number word (see mayBeNumber), or are "a" before a
+// space and a word that begins no "hundred" or scale word. It returns i
+// when the rune at i needs a step. proseRun reads the most of it, before
+// the last nine bytes of the text, and scan calls it first; prose reads
+// itself what proseRun leaves (a rune beyond ASCII, the end of the text,
+// where the stream guard reads most), calling proseRun again after each
+// round.
 func (s *scanner) prose(i int) int {
-	if i <= len(s.t)-9 {
-		j, slow := s.proseRun(i)
-		if s.reads += j - i; !slow {
-			return j
-		}
-		i = j
-	}
-	// What proseRun leaves: a round read here, and proseRun after it, as
-	// long as what is read is prose.
+	// A round read here, and proseRun after it, as long as what is read
+	// is prose.
 	t := s.t
 	s.reads -= i // what is read below, counted at the end
 	for {
@@ -499,14 +506,18 @@ func (s *scanner) prose(i int) int {
 			}
 		}
 		if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-			break
+			// "a" is prose before a word that begins no "hundred" or
+			// scale word (see proseRun).
+			if key != 'a' || t[j] != ' ' || j+1 == len(t) || latinClass[t[j+1]]&clScale != 0 {
+				break
+			}
 		}
 		if i = j; cl&clInert != 0 {
 			i++ // read now rather than at the top of the loop
 		}
 	next:
 		if i <= len(t)-9 {
-			j, slow := s.proseRun(i)
+			j, slow := proseRun(t, i)
 			if i = j; !slow {
 				break
 			}
@@ -525,8 +536,7 @@ func (s *scanner) prose(i int) int {
 // …) that end at an ASCII rune, while nine bytes are left in the text. It
 // returns where it stopped and whether prose is to read on from there
 // (slow): a rune beyond ASCII, the end of the text.
-func (s *scanner) proseRun(i int) (end int, slow bool) {
-	t := s.t
+func proseRun(t string, i int) (end int, slow bool) {
 	p := unsafe.Pointer(unsafe.StringData(t))
 	// The loop reads the eight bytes from i, and one after them (the
 	// byte after a word of seven letters and a space): i stays at or
@@ -555,7 +565,12 @@ func (s *scanner) proseRun(i int) (end int, slow bool) {
 		key := (uint32(x) | 0x20202020) & startMasks[n]
 		if c == ' ' { // the most common end
 			if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-				return i, false
+				// "a" is prose before a word that begins no "hundred" or
+				// scale word, as word finds ("a year"); x holds that
+				// word's first byte.
+				if key != 'a' || latinClass[byte(x>>16)]&clScale != 0 {
+					return i, false
+				}
 			}
 			// What follows the space: a word read on at once, or a
 			// digit for scan, where prose stops. (i+n+1 is in t.)

@@ -3,6 +3,7 @@ package guardrail
 import (
 	"encoding/binary"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -165,7 +166,8 @@ func TestProse(t *testing.T) {
 	pieces := []string{"a", "I", "the", "och", "Premium", "kostar", "requests", "abcdefg", "abcdefgh",
 		"på", "får", "Över", "månad", "tvåhundra", "två", "twenty", "tre", "åtta", "ÅTTA", "µs", "ª",
 		"×", "ł", "é", "ß", "\xc3", "\xc3\xc3", "’", "…", "€", "£", "$", " ", " ", " ", "  ", ", ", ". ",
-		".", ",", "-", "+", "\n", "(", ")", "/", "1", "99", "\x80", "K"}
+		".", ",", "-", "+", "\n", "(", ")", "/", "1", "99", "\x80", "K", "A", "year", "million", "Hours",
+		"b", "thousand"}
 	r := rand.New(rand.NewPCG(9, 10))
 	for range 200000 {
 		var b []byte
@@ -188,11 +190,18 @@ func TestProse(t *testing.T) {
 		if i > len(text)-9 {
 			continue // (see proseRun)
 		}
-		end, slow := s.proseRun(i)
+		end, slow := proseRun(s.t, i)
 		if end < i || end > want || !slow && end != want {
 			t.Fatalf("proseRun(%q, %d) = %d, %v; prose reads to %d", text, i, end, slow, want)
 		}
 	}
+}
+
+// articleProse reports whether the word [i,j) of t is "a" followed by a
+// space and a byte that begins none of "hundred", "thousand", "million" and
+// "billion", the only words that may follow "a" in a number: prose.
+func articleProse(t string, i, j int) bool {
+	return (t[i:j] == "a" || t[i:j] == "A") && j+1 < len(t) && t[j] == ' ' && !strings.ContainsRune("hHtTmMbB", rune(t[j+1]))
 }
 
 // proseByRunes is what prose skips from i, read rune by rune.
@@ -221,7 +230,7 @@ func proseByRunes(t string, i int) int {
 				}
 				j += n
 			}
-			if j == len(t) || mayBeNumber(t[i:j]) {
+			if j == len(t) || mayBeNumber(t[i:j]) && !articleProse(t, i, j) {
 				return i
 			}
 			c, _ := utf8.DecodeRuneInString(t[j:])

@@ -210,7 +210,9 @@ func mayBeNumber(w string) bool {
 // (clInert, ASCII only), is a letter (clLetter; clASCIILetter for ASCII, so
 // that a byte of the text can be looked up), or may follow a prose word
 // (clWordEnd: ASCII, not a letter, digit or hyphen), or starts a number
-// only before a digit (clSign: + - . ,). latinLowers holds its lower case.
+// only before a digit (clSign: + - . ,), or is a letter that begins
+// "hundred" or a scale word, which alone may follow "a" in a number
+// (clScale, ASCII: see word). latinLowers holds its lower case.
 var latinClass, latinLowers = func() (t, lower [0x100]uint8) {
 	for c := range rune(0x100) {
 		lower[c] = uint8(c)
@@ -232,6 +234,9 @@ var latinClass, latinLowers = func() (t, lower [0x100]uint8) {
 		if c == '+' || c == '-' || c == '.' || c == ',' {
 			t[c] |= clSign
 		}
+		if m := partWalk[partSym[c]]; c < 0x80 && m != 0 && partNodes[m>>5].scale {
+			t[c] |= clScale
+		}
 	}
 	return t, lower
 }()
@@ -242,6 +247,7 @@ const (
 	clWordEnd
 	clSign
 	clASCIILetter
+	clScale
 )
 
 // alnumRun returns the end of the run of letters and digits at i and
