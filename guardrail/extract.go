@@ -555,14 +555,15 @@ func proseRun(t string, i int) (end int, slow bool) {
 			}
 			return i, c >= 0x80 // a digit, '$', a sign before a digit
 		}
-		// A word: the ASCII letters x begins with (8 × k, see
-		// asciiLetters), followed by c; n bytes, and its key in
-		// wordStarts.
+		// A word: the n ASCII letters x begins with (see lowerLetters),
+		// followed by c, read again from the text (so that the count
+		// need not stay in the register a shift by it takes), and its key
+		// in wordStarts.
 	word:
-		k := asciiLetters(x)
-		c := byte(x >> k)
-		n := k >> 3
-		key := (uint32(x) | 0x20202020) & startMasks[n]
+		y := x | 0x20*ones
+		n := lowerLetters(y)
+		c := *(*byte)(unsafe.Add(p, i+n)) // (i+n is in t)
+		key := uint32(y) & startMasks[n]
 		if c == ' ' { // the most common end
 			if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
 				// "a" is prose before a word that begins no "hundred" or
@@ -608,10 +609,9 @@ func proseRun(t string, i int) (end int, slow bool) {
 				if j > last {
 					return i, true
 				}
-				z := le64((*[8]byte)(unsafe.Add(p, j)))
-				k = asciiLetters(z)
-				j += k >> 3
-				if c = byte(z >> k); k < 56 && c != 0xC3 {
+				m := lowerLetters(le64((*[8]byte)(unsafe.Add(p, j))) | 0x20*ones)
+				j += m
+				if c = *(*byte)(unsafe.Add(p, j)); m < 7 && c != 0xC3 { // (j is in t)
 					break
 				}
 			}
@@ -693,6 +693,14 @@ func asciiLetters(x uint64) int {
 	z := (x | 0x20*ones) - 'a'*ones
 	other := ((z + (0x80-26)*ones) | z) & (0x80 * ones)
 	return bits.TrailingZeros64(other|1<<63) &^ 7
+}
+
+// lowerLetters is asciiLetters of x for y, x with 0x20 set in each byte,
+// and counts the letters in bytes, not bits.
+func lowerLetters(y uint64) int {
+	z := y - 'a'*ones
+	other := ((z + (0x80-26)*ones) | z) & (0x80 * ones)
+	return bits.TrailingZeros64(other|1<<63) >> 3
 }
 
 // startMasks turns the first four bytes of a word of n ASCII letters, at
