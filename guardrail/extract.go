@@ -543,7 +543,7 @@ func proseRun(t string, i int) (end int, slow bool) {
 	// before last.
 	for last := len(t) - 9; i <= last; {
 		x := le64((*[8]byte)(unsafe.Add(p, i))) // the eight bytes from i
-		if c := byte(x); latinClass[c]&clASCIILetter == 0 && c != 0xC3 {
+		if c := byte(x); latinClass[c]&clWordByte == 0 {
 			// No word at i.
 			cl := latinClass[c]
 			if cl&clInert != 0 || cl&clSign != 0 && byte(x>>8)-'0' >= 10 {
@@ -576,7 +576,7 @@ func proseRun(t string, i int) (end int, slow bool) {
 			// What follows the space: a word read on at once, or a
 			// digit for scan, where prose stops. (i+n+1 is in t.)
 			i += n + 1
-			if d := *(*byte)(unsafe.Add(p, i)); latinClass[d]&clASCIILetter != 0 {
+			if d := *(*byte)(unsafe.Add(p, i)); latinClass[d]&clWordByte != 0 {
 				if i <= last {
 					x = le64((*[8]byte)(unsafe.Add(p, i)))
 					goto word

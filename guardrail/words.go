@@ -212,7 +212,9 @@ func mayBeNumber(w string) bool {
 // (clWordEnd: ASCII, not a letter, digit or hyphen), or starts a number
 // only before a digit (clSign: + - . ,), or is a letter that begins
 // "hundred" or a scale word, which alone may follow "a" in a number
-// (clScale, ASCII: see word). latinLowers holds its lower case.
+// (clScale, ASCII: see word). clWordByte marks, as bytes of the text, those
+// that begin a word for proseRun: the ASCII letters and 0xC3, the first of
+// the two bytes of À–ÿ. latinLowers holds its lower case.
 var latinClass, latinLowers = func() (t, lower [0x100]uint8) {
 	for c := range rune(0x100) {
 		lower[c] = uint8(c)
@@ -237,6 +239,9 @@ var latinClass, latinLowers = func() (t, lower [0x100]uint8) {
 		if m := partWalk[partSym[c]]; c < 0x80 && m != 0 && partNodes[m>>5].scale {
 			t[c] |= clScale
 		}
+		if c < 0x80 && isLetter(c) || c == 0xC3 {
+			t[c] |= clWordByte
+		}
 	}
 	return t, lower
 }()
@@ -248,6 +253,7 @@ const (
 	clSign
 	clASCIILetter
 	clScale
+	clWordByte
 )
 
 // alnumRun returns the end of the run of letters and digits at i and
