@@ -430,8 +430,9 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 // prose skips from i what step reads as prose, as long as that is decided
 // by the bytes in the text and quickly: ASCII that starts nothing, and
 // words of ASCII or Latin-1 letters followed by an ASCII rune that is not a
-// hyphen, which begin no number word (see mayBeNumber), or are "a" before a
-// space and a word that begins no "hundred" or scale word. It returns i
+// hyphen, or by the end of a whole text (final), which begin no number word
+// (see mayBeNumber), or are "a" before a space and a word that begins no
+// "hundred" or scale word. It returns i
 // when the rune at i needs a step. proseRun reads the most of it, before
 // the last nine bytes of the text, and scan calls it first; prose reads
 // itself what proseRun leaves (a rune beyond ASCII, the end of the text,
@@ -499,16 +500,18 @@ func (s *scanner) prose(i int) int {
 				break
 			}
 			if j == len(t) {
-				break
-			}
-			if cl = latinClass[t[j]]; cl&clWordEnd == 0 && (t[j] < 0x80 || !endsWord(t[j:])) {
+				if !s.final {
+					break // the word may go on
+				}
+				cl = 0 // it ends the text: nothing after it to read
+			} else if cl = latinClass[t[j]]; cl&clWordEnd == 0 && (t[j] < 0x80 || !endsWord(t[j:])) {
 				break
 			}
 		}
 		if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
 			// "a" is prose before a word that begins no "hundred" or
 			// scale word (see proseRun).
-			if key != 'a' || t[j] != ' ' || j+1 == len(t) || latinClass[t[j+1]]&clScale != 0 {
+			if key != 'a' || j+1 >= len(t) || t[j] != ' ' || latinClass[t[j+1]]&clScale != 0 {
 				break
 			}
 		}
