@@ -524,8 +524,7 @@ func quickInfo(n int, as []attrs) uint64 {
 func quickPrint(key string) (head, tail uint64) {
 	switch n := len(key); {
 	case n > 8:
-		head = uint64(le32(key)) | uint64(le32(key[4:]))<<32
-		tail = uint64(le32(key[n-8:])) | uint64(le32(key[n-4:]))<<32
+		head, tail = le64at(key, 0), le64at(key, n-8)
 	case n >= 4:
 		head = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
 	case n > 0:
@@ -629,12 +628,14 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 		nv, t := &nvs[k], toks[k]
 		printed := answer[t.start:t.end]
 		canon := printed
-		if c := t.canon; c.at != int32(t.start) || int(c.n) != len(printed) {
+		if c := t.canon; c.at != int32(t.start) || uint(c.n) > uint(len(printed)) {
 			canon = s.str(c)
+		} else {
+			canon = printed[:c.n]
 		}
 		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = printed, canon, t.kind, t.start, t.end
-		if t.unit|t.period != 0 || t.noun.n != 0 {
-			nv.Unit, nv.Period = names[t.unit], names[t.period]
+		if a := uint16(t.unit) | uint16(t.period)<<8; a != 0 || t.noun.n != 0 {
+			nv.Unit, nv.Period = names[uint8(a)], names[a>>8]
 			if t.noun.n != 0 {
 				nv.noun = s.str(t.noun)
 			}
@@ -667,8 +668,7 @@ func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
 			all = false
 			continue
 		case n > 8:
-			head = uint64(le32(key)) | uint64(le32(key[4:]))<<32
-			tail = uint64(le32(key[n-8:])) | uint64(le32(key[n-4:]))<<32
+			head, tail = le64at(key, 0), le64at(key, n-8)
 			x ^= head*keyMul ^ tail
 		case n >= 4:
 			head = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
@@ -688,9 +688,10 @@ func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
 				break
 			}
 			if q.head == head && q.tail == tail && uint8(info) == uint8(n) {
-				// A number that prints no unit and no period (names
-				// none, as code 0 alone is "") agrees with any.
-				if len(nv.Unit)|len(nv.Period) == 0 || agrees(info, attrs{toks[k].unit, toks[k].period}) {
+				// A number that prints no unit and no period (codes 0,
+				// read from its token in one load) agrees with any.
+				t := &toks[k]
+				if want := uint16(t.unit) | uint16(t.period)<<8; want == 0 || agrees(info, attrs{uint8(want), uint8(want >> 8)}) {
 					nv.State, nv.Grounded, nv.Citation = Grounded, true, int(info>>32)
 				} else {
 					all = false
