@@ -229,10 +229,10 @@ func (s *scanner) fillAll(out []Number, text string) {
 		n, t := &out[k], toks[k]
 		printed := text[t.start:t.end]
 		canon := printed
-		if c := t.canon; c.at != int32(t.start) || uint(c.n) > uint(len(printed)) {
+		if c, m := t.canon, int(t.canon.n); c.at != int32(t.start) || uint(m) > uint(len(printed)) {
 			canon = s.str(c)
 		} else {
-			canon = printed[:c.n]
+			canon = printed[:m]
 		}
 		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
 		if a := uint16(t.unit) | uint16(t.period)<<8; a != 0 || t.noun.n != 0 {

@@ -263,6 +263,13 @@ func le32(s string) uint32 {
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
+// le64s reads the first 8 bytes of s, little-endian (one load).
+func le64s(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
 // keyBit returns the word of keyFilter and the bit in it that stand for a
 // key of hash h: the top 8 bits of h.
 func keyBit(h uint32) (w uint32, bit uint64) { return h >> 30, 1 << (h >> 24 & 63) }
@@ -518,19 +525,29 @@ func quickInfo(n int, as []attrs) uint64 {
 }
 
 // quickPrint returns the print of a key of 1 to 16 bytes, which holds all
-// of its bytes: its first 8 bytes in head (all of a shorter key, read as
-// keyPrint reads them) and its last 8 in tail when it is longer (else 0);
-// two keys of the same length with the same print are equal.
+// of its bytes: its first 8 bytes in head and its last 8 in tail when it
+// is longer (else 0); a key of 4 to 8 bytes has its first 4 and its last 4
+// in head, a shorter one its first, its last and (of 3) its middle byte.
+// Two keys of the same length with the same print are equal.
 func quickPrint(key string) (head, tail uint64) {
 	switch n := len(key); {
 	case n > 8:
-		head, tail = le64at(key, 0), le64at(key, n-8)
+		head, tail = le64s(key), le64s(key[n-8:])
 	case n >= 4:
 		head = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
 	case n > 0:
-		head = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
+		head = uint64(key[0]) | uint64(key[n-1])<<8
+		if n == 3 {
+			head |= uint64(key[1]) << 16
+		}
 	}
 	return head, tail
+}
+
+// quickHash returns the hash of a key of n bytes and print head, tail that
+// places it in a quick index.
+func quickHash(head, tail uint64, n int) uint32 {
+	return uint32((head ^ tail*keyMul ^ uint64(n)) * keyMul >> 32)
 }
 
 // addQuick puts the slots of keys, with cite added to their info, in the
@@ -555,15 +572,8 @@ func addQuick(tbl, keys []quickSlot, cite uint64) {
 }
 
 // hash returns the hash of q's key that places it in a quick index, from
-// its print (keyPrint's hash of it).
-func (q *quickSlot) hash() uint32 {
-	n := uint64(uint8(q.info))
-	x := q.head
-	if n > 8 {
-		x = x*keyMul ^ q.tail
-	}
-	return uint32((x ^ n) * keyMul >> 32)
-}
+// its print.
+func (q *quickSlot) hash() uint32 { return quickHash(q.head, q.tail, int(uint8(q.info))) }
 
 // quickIndex makes s.quick and s.keys from s.index: a quick slot for each
 // key of 1 to 16 bytes.
@@ -628,10 +638,10 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 		nv, t := &nvs[k], toks[k]
 		printed := answer[t.start:t.end]
 		canon := printed
-		if c := t.canon; c.at != int32(t.start) || uint(c.n) > uint(len(printed)) {
+		if c, m := t.canon, int(t.canon.n); c.at != int32(t.start) || uint(m) > uint(len(printed)) {
 			canon = s.str(c)
 		} else {
-			canon = printed[:c.n]
+			canon = printed[:m]
 		}
 		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = printed, canon, t.kind, t.start, t.end
 		if a := uint16(t.unit) | uint16(t.period)<<8; a != 0 || t.noun.n != 0 {
@@ -661,26 +671,22 @@ func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
 		nv := &nvs[k]
 		key := nv.Canonical
 		n := len(key)
-		var head, tail uint64 // quickPrint(key) and its hash, written out: no call in the loop
-		x := uint64(n)
+		var head, tail uint64 // quickPrint(key), written out (inlined, it would take a call's place)
 		switch {
-		case n > 16:
+		case uint(n-1) >= 16: // none, or more than 16 bytes
 			all = false
 			continue
 		case n > 8:
-			head, tail = le64at(key, 0), le64at(key, n-8)
-			x ^= head*keyMul ^ tail
+			head, tail = le64s(key), le64s(key[n-8:])
 		case n >= 4:
 			head = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
-			x ^= head
-		case n > 0:
-			head = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
-			x ^= head
 		default:
-			all = false
-			continue
+			head = uint64(key[0]) | uint64(key[n-1])<<8
+			if n == 3 {
+				head |= uint64(key[1]) << 16
+			}
 		}
-		for j := uint(uint32(x * keyMul >> 32)); ; j++ {
+		for j := uint(quickHash(head, tail, n)); ; j++ {
 			q := &tbl[j&mask]
 			info := q.info
 			if info == 0 {
