@@ -499,7 +499,9 @@ type quickSlot struct {
 	// info is, from the lowest byte up: len(key) (0 in an empty slot);
 	// quickMany when the source prints the key with several attrs, none
 	// empty; else the unit and period it prints it with (none: it agrees
-	// with any); and from bit 32 on, the index of the source.
+	// with any); and from bit 32 on, the index of the source — in the
+	// slots a Source keeps to be merged (keys), the key's hash instead
+	// (quickHash), which addQuick places it by.
 	info uint64
 }
 
@@ -550,18 +552,20 @@ func quickHash(head, tail uint64, n int) uint32 {
 	return uint32((head ^ tail*keyMul ^ uint64(n)) * keyMul >> 32)
 }
 
-// addQuick puts the slots of keys, with cite added to their info, in the
-// quick index tbl (a power of 2 long, at most half full), each unless a
-// slot holds its key already.
+// addQuick puts the slots of keys (a Source's, with their hashes), with
+// cite in place of their hashes, in the quick index tbl (a power of 2
+// long, at most half full), each unless a slot holds its key already.
 func addQuick(tbl, keys []quickSlot, cite uint64) {
-	mask := uint32(len(tbl) - 1)
+	if len(tbl) == 0 {
+		return // (which also tells the compiler that tbl[j&mask] is in range)
+	}
+	mask := uint(len(tbl) - 1)
 	for x := range keys {
 		q := &keys[x]
-		for j := q.hash() & mask; ; j = (j + 1) & mask {
-			m := &tbl[j]
+		for j := uint(q.info >> 32); ; j++ {
+			m := &tbl[j&mask]
 			if m.info == 0 {
-				*m = *q
-				m.info |= cite
+				m.head, m.tail, m.info = q.head, q.tail, uint64(uint32(q.info))|cite
 				break
 			}
 			if m.head == q.head && m.tail == q.tail && uint8(m.info) == uint8(q.info) {
@@ -571,10 +575,6 @@ func addQuick(tbl, keys []quickSlot, cite uint64) {
 	}
 }
 
-// hash returns the hash of q's key that places it in a quick index, from
-// its print.
-func (q *quickSlot) hash() uint32 { return quickHash(q.head, q.tail, int(uint8(q.info))) }
-
 // quickIndex makes s.quick and s.keys from s.index: a quick slot for each
 // key of 1 to 16 bytes.
 func (s *Source) quickIndex() {
@@ -583,7 +583,7 @@ func (s *Source) quickIndex() {
 		if n := len(sl.key); sl.attrs != nil && n > 0 && n <= 16 {
 			var q quickSlot
 			q.head, q.tail = quickPrint(sl.key)
-			q.info = quickInfo(n, sl.attrs)
+			q.info = quickInfo(n, sl.attrs) | uint64(quickHash(q.head, q.tail, n))<<32
 			s.keys = append(s.keys, q)
 		}
 	}
@@ -632,6 +632,10 @@ func (s *scanner) quickTable(sources []*Source, n int) []quickSlot {
 // fillVerdicts is fillAll for the numbers of nvs, from the tokens of the
 // scan s of answer. (Verify fills them before it looks them up, in
 // citeQuick: one loop for both keeps more values on the stack than two.)
+// It keeps each number's unit and period codes (unit | period<<8) in its
+// Citation until citeQuick writes it, so that citeQuick reads them where
+// it reads the number (one load, not four for its token); check writes
+// the Citation of every number citeQuick leaves.
 func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 	toks := s.toks[:len(nvs)]
 	for k := range nvs {
@@ -643,8 +647,9 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 		} else {
 			canon = printed[:m]
 		}
-		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = printed, canon, t.kind, t.start, t.end
-		if a := uint16(t.unit) | uint16(t.period)<<8; a != 0 || t.noun.n != 0 {
+		a := uint16(t.unit) | uint16(t.period)<<8
+		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End, nv.Citation = printed, canon, t.kind, t.start, t.end, int(a)
+		if a != 0 || t.noun.n != 0 {
 			nv.Unit, nv.Period = names[uint8(a)], names[a>>8]
 			if t.noun.n != 0 {
 				nv.noun = s.str(t.noun)
@@ -660,7 +665,6 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 // It cites that source, as cite would, and reports whether it grounded
 // all; checkRest checks the others as the general path does.
 func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
-	toks := s.toks[:len(nvs)]
 	tbl := s.quickTable(sources, len(nvs))
 	if len(tbl) == 0 {
 		return false // (which also tells the compiler that tbl[j&mask] is in range)
@@ -695,9 +699,8 @@ func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
 			}
 			if q.head == head && q.tail == tail && uint8(info) == uint8(n) {
 				// A number that prints no unit and no period (codes 0,
-				// read from its token in one load) agrees with any.
-				t := &toks[k]
-				if want := uint16(t.unit) | uint16(t.period)<<8; want == 0 || agrees(info, attrs{uint8(want), uint8(want >> 8)}) {
+				// kept in its Citation by fillVerdicts) agrees with any.
+				if want := uint16(nv.Citation); want == 0 || agrees(info, attrs{uint8(want), uint8(want >> 8)}) {
 					nv.State, nv.Grounded, nv.Citation = Grounded, true, int(info>>32)
 				} else {
 					all = false
