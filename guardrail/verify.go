@@ -532,16 +532,15 @@ func quickInfo(n int, as []attrs) uint64 {
 // in head, a shorter one its first, its last and (of 3) its middle byte.
 // Two keys of the same length with the same print are equal.
 func quickPrint(key string) (head, tail uint64) {
-	switch n := len(key); {
-	case n > 8:
+	switch n := len(key); n {
+	case 9, 10, 11, 12, 13, 14, 15, 16:
 		head, tail = le64s(key), le64s(key[n-8:])
-	case n >= 4:
+	case 4, 5, 6, 7, 8:
 		head = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
-	case n > 0:
+	case 1, 2:
 		head = uint64(key[0]) | uint64(key[n-1])<<8
-		if n == 3 {
-			head |= uint64(key[1]) << 16
-		}
+	case 3:
+		head = uint64(key[0]) | uint64(key[2])<<8 | uint64(key[1])<<16
 	}
 	return head, tail
 }
@@ -676,19 +675,18 @@ func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
 		key := nv.Canonical
 		n := len(key)
 		var head, tail uint64 // quickPrint(key), written out (inlined, it would take a call's place)
-		switch {
-		case uint(n-1) >= 16: // none, or more than 16 bytes
+		switch n {
+		case 9, 10, 11, 12, 13, 14, 15, 16:
+			head, tail = le64s(key), le64s(key[n-8:])
+		case 4, 5, 6, 7, 8:
+			head = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
+		case 1, 2:
+			head = uint64(key[0]) | uint64(key[n-1])<<8
+		case 3:
+			head = uint64(key[0]) | uint64(key[2])<<8 | uint64(key[1])<<16
+		default: // none, or more than 16 bytes
 			all = false
 			continue
-		case n > 8:
-			head, tail = le64s(key), le64s(key[n-8:])
-		case n >= 4:
-			head = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
-		default:
-			head = uint64(key[0]) | uint64(key[n-1])<<8
-			if n == 3 {
-				head |= uint64(key[1]) << 16
-			}
 		}
 		for j := uint(quickHash(head, tail, n)); ; j++ {
 			q := &tbl[j&mask]
@@ -699,8 +697,10 @@ func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
 			}
 			if q.head == head && q.tail == tail && uint8(info) == uint8(n) {
 				// A number that prints no unit and no period (codes 0,
-				// kept in its Citation by fillVerdicts) agrees with any.
-				if want := uint16(nv.Citation); want == 0 || agrees(info, attrs{uint8(want), uint8(want >> 8)}) {
+				// kept in its Citation by fillVerdicts) agrees with any
+				// attrs, and one that prints those the slot names with
+				// those (the commonest of the others).
+				if want := uint16(nv.Citation); want == 0 || want == uint16(info>>16) || agrees(info, attrs{uint8(want), uint8(want >> 8)}) {
 					nv.State, nv.Grounded, nv.Citation = Grounded, true, int(info>>32)
 				} else {
 					all = false
