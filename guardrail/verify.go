@@ -575,8 +575,12 @@ func addQuick(tbl, keys []quickSlot, cite uint64) {
 }
 
 // quickIndex makes s.quick and s.keys from s.index: a quick slot for each
-// key of 1 to 16 bytes.
+// key of 1 to 16 bytes. Both are as long as the index at most (half of it
+// for the keys, which fill at most half), and share one allocation.
 func (s *Source) quickIndex() {
+	size := len(s.index)
+	all := make([]quickSlot, size+size/2)
+	s.quick, s.keys = all[:size:size], all[size:size]
 	for j := range s.index {
 		sl := &s.index[j]
 		if n := len(sl.key); sl.attrs != nil && n > 0 && n <= 16 {
@@ -586,7 +590,6 @@ func (s *Source) quickIndex() {
 			s.keys = append(s.keys, q)
 		}
 	}
-	s.quick = make([]quickSlot, len(s.index)) // as full as the index at most
 	addQuick(s.quick, s.keys, 0)
 }
 
