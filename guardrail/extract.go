@@ -116,10 +116,16 @@ const smalls = "0001020304050607080910111213141516171819202122232425262728293031
 
 // str returns the string r refers to.
 func (s *scanner) str(r ref) string {
-	if r.at < 0 && r.n >= 0 { // the commonest of the forms not in place
-		return unsafe.String(unsafe.SliceData(s.canons[^r.at:]), r.n) // in place: see keep
+	if r.at < 0 && r.n > 0 { // the commonest of the forms not in place
+		// In place (see keep), from the address of its first byte: a
+		// form of a byte or more starts inside canons, which takes one
+		// check (a slice of canons from there takes two and a mask).
+		return unsafe.String(&s.canons[^r.at], r.n)
 	}
 	if r.n >= 0 {
+		if r.at < 0 { // an empty form in canons
+			return ""
+		}
 		return s.f.src[r.at : r.at+r.n]
 	}
 	i := 2 * r.at // in smalls, without the leading zero
@@ -211,20 +217,26 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 // fillAll is fill for every token of a scan of text, into out, written
 // out for the fast path: a loop that calls nothing (str is inlined)
 // over copies of the tokens keeps its values in registers instead of
-// reading them again after every write to a Number. Verify's fast path
-// fills its NumberVerdicts with the same loop (fillVerdicts).
+// reading them again after every write to a Number. A canonical form
+// that starts where the number does in the text is a prefix of its Text
+// ("399" of "399 kr", or all of it), sliced from it without str; the
+// unit and period are read in one load (the compiler joins the two bytes'
+// loads, used nowhere else). Verify's fast path fills its NumberVerdicts
+// with the same loop (fillVerdicts).
 func (s *scanner) fillAll(out []Number, text string) {
 	toks := s.toks[:len(out)]
 	for k := range out {
 		n, t := &out[k], toks[k]
 		printed := text[t.start:t.end]
 		canon := printed
-		if c := t.canon; c.at != int32(t.start) || int(c.n) != len(printed) {
+		if c, m := t.canon, int(t.canon.n); c.at != int32(t.start) || uint(m) > uint(len(printed)) {
 			canon = s.str(c)
+		} else {
+			canon = printed[:m]
 		}
 		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
-		if t.unit|t.period != 0 || t.noun.n != 0 {
-			n.Unit, n.Period = names[t.unit], names[t.period]
+		if a := uint16(t.unit) | uint16(t.period)<<8; a != 0 || t.noun.n != 0 {
+			n.Unit, n.Period = names[uint8(a)], names[a>>8]
 			if t.noun.n != 0 {
 				n.noun = s.str(t.noun)
 			}

@@ -263,6 +263,13 @@ func le32(s string) uint32 {
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
+// le64s reads the first 8 bytes of s, little-endian (one load).
+func le64s(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
 // keyBit returns the word of keyFilter and the bit in it that stand for a
 // key of hash h: the top 8 bits of h.
 func keyBit(h uint32) (w uint32, bit uint64) { return h >> 30, 1 << (h >> 24 & 63) }
@@ -492,7 +499,9 @@ type quickSlot struct {
 	// info is, from the lowest byte up: len(key) (0 in an empty slot);
 	// quickMany when the source prints the key with several attrs, none
 	// empty; else the unit and period it prints it with (none: it agrees
-	// with any); and from bit 32 on, the index of the source.
+	// with any); and from bit 32 on, the index of the source — in the
+	// slots a Source keeps to be merged (keys), the key's hash instead
+	// (quickHash), which addQuick places it by.
 	info uint64
 }
 
@@ -518,34 +527,44 @@ func quickInfo(n int, as []attrs) uint64 {
 }
 
 // quickPrint returns the print of a key of 1 to 16 bytes, which holds all
-// of its bytes: its first 8 bytes in head (all of a shorter key, read as
-// keyPrint reads them) and its last 8 in tail when it is longer (else 0);
-// two keys of the same length with the same print are equal.
+// of its bytes: its first 8 bytes in head and its last 8 in tail when it
+// is longer (else 0); a key of 4 to 8 bytes has its first 4 and its last 4
+// in head, a shorter one its first, its last and (of 3) its middle byte.
+// Two keys of the same length with the same print are equal.
 func quickPrint(key string) (head, tail uint64) {
-	switch n := len(key); {
-	case n > 8:
-		head = uint64(le32(key)) | uint64(le32(key[4:]))<<32
-		tail = uint64(le32(key[n-8:])) | uint64(le32(key[n-4:]))<<32
-	case n >= 4:
+	switch n := len(key); n {
+	case 9, 10, 11, 12, 13, 14, 15, 16:
+		head, tail = le64s(key), le64s(key[n-8:])
+	case 4, 5, 6, 7, 8:
 		head = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
-	case n > 0:
-		head = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
+	case 1, 2:
+		head = uint64(key[0]) | uint64(key[n-1])<<8
+	case 3:
+		head = uint64(key[0]) | uint64(key[2])<<8 | uint64(key[1])<<16
 	}
 	return head, tail
 }
 
-// addQuick puts the slots of keys, with cite added to their info, in the
-// quick index tbl (a power of 2 long, at most half full), each unless a
-// slot holds its key already.
+// quickHash returns the hash of a key of n bytes and print head, tail that
+// places it in a quick index.
+func quickHash(head, tail uint64, n int) uint32 {
+	return uint32((head ^ tail*keyMul ^ uint64(n)) * keyMul >> 32)
+}
+
+// addQuick puts the slots of keys (a Source's, with their hashes), with
+// cite in place of their hashes, in the quick index tbl (a power of 2
+// long, at most half full), each unless a slot holds its key already.
 func addQuick(tbl, keys []quickSlot, cite uint64) {
-	mask := uint32(len(tbl) - 1)
+	if len(tbl) == 0 {
+		return // (which also tells the compiler that tbl[j&mask] is in range)
+	}
+	mask := uint(len(tbl) - 1)
 	for x := range keys {
 		q := &keys[x]
-		for j := q.hash() & mask; ; j = (j + 1) & mask {
-			m := &tbl[j]
+		for j := uint(q.info >> 32); ; j++ {
+			m := &tbl[j&mask]
 			if m.info == 0 {
-				*m = *q
-				m.info |= cite
+				m.head, m.tail, m.info = q.head, q.tail, uint64(uint32(q.info))|cite
 				break
 			}
 			if m.head == q.head && m.tail == q.tail && uint8(m.info) == uint8(q.info) {
@@ -555,30 +574,22 @@ func addQuick(tbl, keys []quickSlot, cite uint64) {
 	}
 }
 
-// hash returns the hash of q's key that places it in a quick index, from
-// its print (keyPrint's hash of it).
-func (q *quickSlot) hash() uint32 {
-	n := uint64(uint8(q.info))
-	x := q.head
-	if n > 8 {
-		x = x*keyMul ^ q.tail
-	}
-	return uint32((x ^ n) * keyMul >> 32)
-}
-
 // quickIndex makes s.quick and s.keys from s.index: a quick slot for each
-// key of 1 to 16 bytes.
+// key of 1 to 16 bytes. Both are as long as the index at most (half of it
+// for the keys, which fill at most half), and share one allocation.
 func (s *Source) quickIndex() {
+	size := len(s.index)
+	all := make([]quickSlot, size+size/2)
+	s.quick, s.keys = all[:size:size], all[size:size]
 	for j := range s.index {
 		sl := &s.index[j]
 		if n := len(sl.key); sl.attrs != nil && n > 0 && n <= 16 {
 			var q quickSlot
 			q.head, q.tail = quickPrint(sl.key)
-			q.info = quickInfo(n, sl.attrs)
+			q.info = quickInfo(n, sl.attrs) | uint64(quickHash(q.head, q.tail, n))<<32
 			s.keys = append(s.keys, q)
 		}
 	}
-	s.quick = make([]quickSlot, len(s.index)) // as full as the index at most
 	addQuick(s.quick, s.keys, 0)
 }
 
@@ -623,18 +634,25 @@ func (s *scanner) quickTable(sources []*Source, n int) []quickSlot {
 // fillVerdicts is fillAll for the numbers of nvs, from the tokens of the
 // scan s of answer. (Verify fills them before it looks them up, in
 // citeQuick: one loop for both keeps more values on the stack than two.)
+// It keeps each number's unit and period codes (unit | period<<8) in its
+// Citation until citeQuick writes it, so that citeQuick reads them where
+// it reads the number (one load, not four for its token); check writes
+// the Citation of every number citeQuick leaves.
 func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 	toks := s.toks[:len(nvs)]
 	for k := range nvs {
 		nv, t := &nvs[k], toks[k]
 		printed := answer[t.start:t.end]
 		canon := printed
-		if c := t.canon; c.at != int32(t.start) || int(c.n) != len(printed) {
+		if c, m := t.canon, int(t.canon.n); c.at != int32(t.start) || uint(m) > uint(len(printed)) {
 			canon = s.str(c)
+		} else {
+			canon = printed[:m]
 		}
-		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = printed, canon, t.kind, t.start, t.end
-		if t.unit|t.period != 0 || t.noun.n != 0 {
-			nv.Unit, nv.Period = names[t.unit], names[t.period]
+		a := uint16(t.unit) | uint16(t.period)<<8
+		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End, nv.Citation = printed, canon, t.kind, t.start, t.end, int(a)
+		if a != 0 || t.noun.n != 0 {
+			nv.Unit, nv.Period = names[uint8(a)], names[a>>8]
 			if t.noun.n != 0 {
 				nv.noun = s.str(t.noun)
 			}
@@ -649,7 +667,6 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 // It cites that source, as cite would, and reports whether it grounded
 // all; checkRest checks the others as the general path does.
 func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
-	toks := s.toks[:len(nvs)]
 	tbl := s.quickTable(sources, len(nvs))
 	if len(tbl) == 0 {
 		return false // (which also tells the compiler that tbl[j&mask] is in range)
@@ -660,27 +677,21 @@ func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
 		nv := &nvs[k]
 		key := nv.Canonical
 		n := len(key)
-		var head, tail uint64 // quickPrint(key) and its hash, written out: no call in the loop
-		x := uint64(n)
-		switch {
-		case n > 16:
-			all = false
-			continue
-		case n > 8:
-			head = uint64(le32(key)) | uint64(le32(key[4:]))<<32
-			tail = uint64(le32(key[n-8:])) | uint64(le32(key[n-4:]))<<32
-			x ^= head*keyMul ^ tail
-		case n >= 4:
+		var head, tail uint64 // quickPrint(key), written out (inlined, it would take a call's place)
+		switch n {
+		case 9, 10, 11, 12, 13, 14, 15, 16:
+			head, tail = le64s(key), le64s(key[n-8:])
+		case 4, 5, 6, 7, 8:
 			head = uint64(le32(key)) | uint64(le32(key[n-4:]))<<32
-			x ^= head
-		case n > 0:
-			head = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
-			x ^= head
-		default:
+		case 1, 2:
+			head = uint64(key[0]) | uint64(key[n-1])<<8
+		case 3:
+			head = uint64(key[0]) | uint64(key[2])<<8 | uint64(key[1])<<16
+		default: // none, or more than 16 bytes
 			all = false
 			continue
 		}
-		for j := uint(uint32(x * keyMul >> 32)); ; j++ {
+		for j := uint(quickHash(head, tail, n)); ; j++ {
 			q := &tbl[j&mask]
 			info := q.info
 			if info == 0 {
@@ -688,9 +699,11 @@ func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
 				break
 			}
 			if q.head == head && q.tail == tail && uint8(info) == uint8(n) {
-				// A number that prints no unit and no period (names
-				// none, as code 0 alone is "") agrees with any.
-				if len(nv.Unit)|len(nv.Period) == 0 || agrees(info, attrs{toks[k].unit, toks[k].period}) {
+				// A number that prints no unit and no period (codes 0,
+				// kept in its Citation by fillVerdicts) agrees with any
+				// attrs, and one that prints those the slot names with
+				// those (the commonest of the others).
+				if want := uint16(nv.Citation); want == 0 || want == uint16(info>>16) || agrees(info, attrs{uint8(want), uint8(want >> 8)}) {
 					nv.State, nv.Grounded, nv.Citation = Grounded, true, int(info>>32)
 				} else {
 					all = false
