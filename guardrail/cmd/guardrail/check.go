@@ -16,7 +16,7 @@ import (
 
 var checkCmd = &command{
 	name:     "check",
-	synopsis: "check (-source FILE [-source FILE ...] | -query Q [-kb DIR] [-k N]) [-json] [ANSWER_FILE]",
+	synopsis: "check (-source FILE [-source FILE ...] | -query Q [-kb DIR] [-k N]) [-json] [-strict] [ANSWER_FILE]",
 	usage: `Verifies the answer in ANSWER_FILE (or stdin when it is absent or "-")
 against source snippets. Every number of the answer is read as a quantity
 (value after scale, unit or currency, period; or a date, time, range of

@@ -4,8 +4,8 @@
 // Usage:
 //
 //	guardrail extract [-json] [FILE]
-//	guardrail check (-source FILE [-source FILE ...] | -query Q [-kb DIR] [-k N]) [-json] [ANSWER_FILE]
-//	guardrail batch [-in FILE] [-out FILE] [-workers N] [-max-line BYTES]
+//	guardrail check (-source FILE [-source FILE ...] | -query Q [-kb DIR] [-k N]) [-json] [-strict] [ANSWER_FILE]
+//	guardrail batch [-in FILE] [-out FILE] [-workers N] [-max-line BYTES] [-strict]
 //	guardrail help [COMMAND]
 //	guardrail version
 //

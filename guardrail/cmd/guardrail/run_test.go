@@ -99,3 +99,17 @@ func TestFormatNumberEscapes(t *testing.T) {
 		t.Errorf("formatNumber without unit = %q: want 4 fields on one line", got)
 	}
 }
+
+// TestExtractUsageNamesEveryKind keeps the kinds listed in "guardrail
+// extract -h" those the package has.
+func TestExtractUsageNamesEveryKind(t *testing.T) {
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(extractCmd.usage, func(r rune) bool { return r == ' ' || r == '\n' || r == ',' || r == ';' }) {
+		words[w] = true
+	}
+	for k := guardrail.Kind(1); !strings.HasPrefix(k.String(), "kind"); k++ { // String names an unknown kind "kindN"
+		if !words[k.String()] {
+			t.Errorf("extract usage does not name kind %q", k)
+		}
+	}
+}
