@@ -571,13 +571,14 @@ func proseRun(t string, i int) (end int, slow bool) {
 			return i, c >= 0x80 // a digit, '$', a sign before a digit
 		}
 		// A word: the n ASCII letters x begins with (see lowerLetters),
-		// followed by c, read again from the text (so that the count
-		// need not stay in the register a shift by it takes), and its key
-		// in wordStarts.
+		// up to e, followed by c, read again from the text (so that the
+		// count need not stay in the register a shift by it takes), and
+		// its key in wordStarts.
 	word:
 		y := x | 0x20*ones
-		n := lowerLetters(y)
-		c := *(*byte)(unsafe.Add(p, i+n)) // (i+n is in t)
+		e := i + lowerLetters(y) // (the end of the word is in t)
+		c := *(*byte)(unsafe.Add(p, e))
+		n := e - i
 		key := uint32(y) & startMasks[n]
 		if c == ' ' { // the most common end
 			if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
@@ -589,15 +590,16 @@ func proseRun(t string, i int) (end int, slow bool) {
 				}
 			}
 			// What follows the space: a word read on at once, or a
-			// digit for scan, where prose stops. (i+n+1 is in t.)
-			i += n + 1
-			if d := *(*byte)(unsafe.Add(p, i)); latinClass[d]&clWordByte != 0 {
-				if i <= last {
-					x = le64((*[8]byte)(unsafe.Add(p, i)))
+			// digit for scan, where prose stops; anything else at the
+			// top of the loop. (The calls of le64 and lowerLetters are
+			// on lines of other instructions, which stand for them: no
+			// NOP is left for them on this path.)
+			if i = e + 1; i <= last {
+				if x = le64((*[8]byte)(unsafe.Add(p, i))); latinClass[byte(x)]&clWordByte != 0 {
 					goto word
+				} else if byte(x)-'0' < 10 {
+					return i, false
 				}
-			} else if d-'0' < 10 {
-				return i, false
 			}
 			continue
 		}
