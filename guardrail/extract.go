@@ -269,7 +269,7 @@ type scanner struct {
 	quick   []quickSlot      // verify's index of the sources, when it merges theirs
 	canons  []byte           // canonical forms not spelled as such in the text, and nouns (see keep)
 	room    int              // the length of the last text's canons
-	reads   int              // bytes looked at, for the test that scanning is linear
+	reads   int              // bytes looked at, for the test that scanning is linear: those a scan passes (once, where it returns), and what its steps read
 	inPlace int              // bytes before it stand as they are in f.src (set by scan)
 	aside   [24]byte         // a phone number's canonical form when canons have no room (see formRoom)
 }
@@ -351,6 +351,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 	var t token // the number read by a step (when ok), which ends at next
 	var next int
 	var ok bool
+	s.reads -= i // the bytes the scan passes, counted where it returns
 	if fast && i < n && text[i]-'0' >= 10 {
 		i = s.prose(i) // a scan that starts in prose (see below)
 	}
@@ -358,7 +359,6 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 	read: // at i, where prose stopped or need not look
 		c := text[i]
 		if !fast && c == ' ' { // most often between a number and the next (prose reads it)
-			s.reads++
 			i++
 			continue
 		}
@@ -367,6 +367,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			if fast {
 				j, e, open := s.integers(i)
 				if i = j; open {
+					s.reads += i
 					return i, true
 				}
 				if e == j { // no digits after the last integer
@@ -382,6 +383,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 				}
 			}
 			if k == n && !s.final {
+				s.reads += i
 				return i, true // the run may go on
 			}
 			// The other shapes, without reading the run again.
@@ -408,6 +410,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			}
 		}
 		if s.pastEnd {
+			s.reads += i
 			return i, true
 		}
 		if ok {
@@ -426,7 +429,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 		if fast {
 			if i <= n-9 {
 				j, slow := proseRun(text, i)
-				if s.reads += j - i; slow {
+				if slow {
 					i = s.prose(j)
 				} else {
 					i = j
@@ -436,6 +439,7 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			}
 		}
 	}
+	s.reads += i
 	return i, false
 }
 
@@ -454,7 +458,6 @@ func (s *scanner) prose(i int) int {
 	// A round read here, and proseRun after it, as long as what is read
 	// is prose.
 	t := s.t
-	s.reads -= i // what is read below, counted at the end
 	for {
 		var k, j int // the word below: 8 × its first ASCII letters, its end
 		var key uint32
@@ -538,7 +541,6 @@ func (s *scanner) prose(i int) int {
 			}
 		}
 	}
-	s.reads += i
 	return i
 }
 
@@ -571,13 +573,14 @@ func proseRun(t string, i int) (end int, slow bool) {
 			return i, c >= 0x80 // a digit, '$', a sign before a digit
 		}
 		// A word: the n ASCII letters x begins with (see lowerLetters),
-		// followed by c, read again from the text (so that the count
-		// need not stay in the register a shift by it takes), and its key
-		// in wordStarts.
+		// up to e, followed by c, read again from the text (so that the
+		// count need not stay in the register a shift by it takes), and
+		// its key in wordStarts.
 	word:
 		y := x | 0x20*ones
-		n := lowerLetters(y)
-		c := *(*byte)(unsafe.Add(p, i+n)) // (i+n is in t)
+		e := i + lowerLetters(y) // (the end of the word is in t)
+		c := *(*byte)(unsafe.Add(p, e))
+		n := e - i
 		key := uint32(y) & startMasks[n]
 		if c == ' ' { // the most common end
 			if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
@@ -589,15 +592,16 @@ func proseRun(t string, i int) (end int, slow bool) {
 				}
 			}
 			// What follows the space: a word read on at once, or a
-			// digit for scan, where prose stops. (i+n+1 is in t.)
-			i += n + 1
-			if d := *(*byte)(unsafe.Add(p, i)); latinClass[d]&clWordByte != 0 {
-				if i <= last {
-					x = le64((*[8]byte)(unsafe.Add(p, i)))
+			// digit for scan, where prose stops; anything else at the
+			// top of the loop. (The calls of le64 and lowerLetters are
+			// on lines of other instructions, which stand for them: no
+			// NOP is left for them on this path.)
+			if i = e + 1; i <= last {
+				if x = le64((*[8]byte)(unsafe.Add(p, i))); latinClass[byte(x)]&clWordByte != 0 {
 					goto word
+				} else if byte(x)-'0' < 10 {
+					return i, false
 				}
-			} else if d-'0' < 10 {
-				return i, false
 			}
 			continue
 		}

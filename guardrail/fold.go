@@ -228,12 +228,8 @@ func (f *folded) fold(s string) {
 		i = firstFolded(s)
 	} else {
 		for i < len(s) {
-			// ASCII eight bytes at a time, then byte by byte.
-			for ; i+8 <= len(s); i += 8 {
-				if *(*uint64)(unsafe.Pointer(unsafe.StringData(s[i:])))&0x8080808080808080 != 0 {
-					break
-				}
-			}
+			// ASCII byte by byte (firstFolded, the fast path, reads
+			// eight bytes at a time).
 			for ; i < len(s) && s[i] < 0x80; i++ {
 			}
 			if i == len(s) {
@@ -273,17 +269,20 @@ func (f *folded) fold(s string) {
 // another or is dropped, or len(s) when none does: where the general loop in
 // fold stops, found 32 bytes at a time in a loop of its own (then eight)
 // where none of them may start such a rune (see keepsAll), else rune by
-// rune. The tests of eight
-// bytes at once test each byte on its own, whatever their order.
+// rune. The eight bytes at a time are read with le64, right on any machine
+// (one load where it is little-endian and reads unaligned, as amd64 and
+// arm64), and the tests of them test each byte on its own.
 func firstFolded(s string) int {
 	p := unsafe.Pointer(unsafe.StringData(s))
 	i := 0
 	for i < len(s) {
-		// 32 bytes at a time, as long as they keep all.
+		// 32 bytes at a time, as long as they keep all. (The loads are
+		// made on the line of the test, whose instructions stand for the
+		// calls of le64 inlined there: no NOP is left for them.)
 		for ; i+32 <= len(s); i += 32 {
-			a, b := *(*uint64)(unsafe.Add(p, i)), *(*uint64)(unsafe.Add(p, i+8))
-			c, d := *(*uint64)(unsafe.Add(p, i+16)), *(*uint64)(unsafe.Add(p, i+24))
-			if (a|b|c|d)&(0x80*ones) != 0 && !(keepsAll(a) && keepsAll(b) && keepsAll(c) && keepsAll(d)) {
+			w := (*[4][8]byte)(unsafe.Add(p, i))
+			if a, b, c, d := le64(&w[0]), le64(&w[1]), le64(&w[2]), le64(&w[3]); (a|b|c|d)&(0x80*ones) != 0 &&
+				!(keepsAll(a) && keepsAll(b) && keepsAll(c) && keepsAll(d)) {
 				break
 			}
 		}
@@ -291,7 +290,7 @@ func firstFolded(s string) int {
 		if i+32 <= len(s) {
 			end = i + 32
 		} else if i+8 <= len(s) {
-			if keepsAll(*(*uint64)(unsafe.Add(p, i))) {
+			if keepsAll(le64((*[8]byte)(unsafe.Add(p, i)))) {
 				i += 8
 				continue
 			}
