@@ -1054,6 +1054,13 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 					group = c
 					goto quantified
 				}
+				// A time ("08:00"), a date ("2025-12-31") or a phone
+				// number with an area code ("08-123 45 67"), which
+				// shapes would try first for these runes, and read here
+				// without going back to it.
+				if d-'0' < 10 && (c == ':' && k-i <= 2 || c == '-' && (k-i == 4 || r[i] == '0' && k-i >= 2 && k-i <= 3)) {
+					goto shaped
+				}
 				return i, k, false
 			}
 		} else if f := afterRun[d]; f&spaceEndsRun == 0 {
@@ -1092,6 +1099,34 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			goto run
 		}
 		goto next
+	shaped:
+		// A time, date or phone number: the shape shapes tries first
+		// when the run [i,k) is followed by c and a digit (a date first
+		// after four digits and a hyphen, before a range or a phone
+		// number). When it is not one, scan calls shapes, which tries
+		// it again and reads what else the run may start.
+		{
+			var t token
+			s.reads += k - i + 3 // as scan and shapes read them
+			s.pastEnd = false
+			var ok bool
+			if c == ':' {
+				ok = s.clock(&t, i, k)
+			} else if k-i == 4 {
+				ok = s.date(&t, i, k, '-')
+			} else {
+				_, ok = s.nationalPhone(&t, i, k)
+			}
+			if s.pastEnd {
+				return i, i, true
+			}
+			if !ok {
+				return i, k, false
+			}
+			s.toks = append(s.toks, t)
+			k = t.end
+			goto next
+		}
 	quantified:
 		// The number whose first run of digits is [i,k), with its
 		// grouping or decimals when group, the byte after the run, is
