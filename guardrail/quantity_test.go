@@ -188,7 +188,9 @@ func TestReadAsRunes(t *testing.T) {
 					texts = append(texts, f[:n])
 				}
 				for _, after := range []string{"x", "X", "1", " ", ".", "/", "é", "É", "ä", "\xff", "\xc3", "\xc3x", "€", "\u0301"} {
-					texts = append(texts, f+after, after+f)
+					// (and with eight bytes more, for the reads of
+					// eight bytes at once)
+					texts = append(texts, f+after, after+f, f+after+" 8 bytes", after+f+" 8 bytes")
 				}
 			}
 			for _, text := range texts {
