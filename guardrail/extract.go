@@ -1886,7 +1886,23 @@ func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
 // integer part [i,k), then groups of three digits, each after one byte;
 // with room for more bytes after them, kept next.
 func (s *scanner) keepGroups(i, k, g, more int) ref {
-	n := s.grow(k - i + (g-k)/4*3 + more)
+	m := k - i + (g-k)>>2*3 // the digits
+	n := s.grow(m + more)
+	if t := s.t; fast && g+5 <= len(t) && n+m+5 <= cap(s.canons) {
+		// Eight bytes read and written at once for the integer part and
+		// for each group (without its mark), each written over the bytes
+		// after the last: the last group's eight bytes lie within the
+		// text and within canons' room.
+		b := s.canons[:cap(s.canons)]
+		put64((*[8]byte)(b[n:n+8]), le64at(t, i))
+		w := n + k - i
+		for p := k + 1; p < g; p += 4 {
+			put64((*[8]byte)(b[w:w+8]), le64at(t, p))
+			w += 3
+		}
+		s.canons = s.canons[:w]
+		return ref{^int32(n), int32(m)}
+	}
 	b := s.canons
 	for p := i; p < k; p++ { // one to three digits: no copy called
 		b = append(b, s.t[p])
