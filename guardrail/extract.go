@@ -1814,9 +1814,19 @@ func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
 		canon = ref{int32(i), int32(end - i)}
 	} else {
 		n := s.grow(end - i)
-		b := append(s.canons, s.t[i:end]...)
-		b[n+k-i] = mark
-		s.canons, canon = b, ref{^int32(n), int32(end - i)}
+		if fast && end-i <= 8 && i+8 <= len(x) && n+8 <= cap(s.canons) {
+			// Up to eight bytes, copied in one write where canons
+			// have room for it.
+			b := s.canons[n : n+8]
+			put64((*[8]byte)(b), le64at(x, i))
+			b[k-i] = mark
+			s.canons = s.canons[:n+end-i]
+		} else {
+			b := append(s.canons, s.t[i:end]...)
+			b[n+k-i] = mark
+			s.canons = b
+		}
+		canon = ref{^int32(n), int32(end - i)}
 	}
 	t.set(i, g, canon, kind)
 	return true

@@ -525,16 +525,23 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			// Kept with a '%' after the canonical form when that is
 			// the last form kept ("12,5 %": "12.5"), which extends it,
 			// else after a copy of it.
-			if r.at < 0 && r.n >= 0 && int(^r.at)+int(r.n) == len(s.canons) {
+			if n := len(s.canons); r.at < 0 && r.n >= 0 && int(^r.at)+int(r.n) == n {
 				s.grow(1)
 				t.canon.n++
+				s.canons = append(s.canons, '%')
+			} else if r.at >= 0 && uint32(r.n) < 8 && int(r.at)+8 <= len(s.f.src) && n+8 <= cap(s.canons) {
+				// A form of up to seven bytes in the text, with the
+				// sign after it, in one write where canons have room.
+				m := int(r.n) * 8
+				put64((*[8]byte)(s.canons[n:n+8]), le64at(s.f.src, int(r.at))&(1<<m-1)|'%'<<m)
+				s.canons = s.canons[:n+int(r.n)+1]
+				t.canon = ref{^int32(n), r.n + 1}
 			} else {
 				form := s.str(r)
 				n := s.grow(len(form) + 1)
-				s.canons = append(s.canons, form...)
+				s.canons = append(append(s.canons, form...), '%')
 				t.canon = ref{^int32(n), int32(len(form) + 1)}
 			}
-			s.canons = append(s.canons, '%')
 		default:
 			s.buf = append(append(s.buf[:0], s.str(r)...), '%')
 			if end == k+1 {
