@@ -1,6 +1,7 @@
 package guardrail
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode"
@@ -43,11 +44,13 @@ type wordSet struct {
 	// (see may); made by withPairs for the sets quantity asks may about.
 	pairs []uint64
 	// letterKeys and letterNodes are a hash table of the words of one to
-	// seven ASCII letters, which read finds by their bytes at once; made
-	// by withLetters for the set read most, whose words run on from
-	// their letters into no ASCII rune that is not one. A word's key is
-	// its bytes (lower case) in the low bytes of a uint64, the first
-	// lowest; its slot is told by the top byte of the key times a large
+	// seven bytes of letters, ASCII or of Latin-1 (0xC3 and à–þ), which
+	// read finds by their bytes at once; made by withLetters for the sets
+	// of units and periods, whose words run on from their letters into no
+	// ASCII rune that is not one. A word's key is its bytes with 0x20 set
+	// in each (lower case as they are, but 0xC3 made 0xE3: a text's
+	// bytes read so match it whatever their case) in the low bytes of a
+	// uint64, the first lowest; its slot is told by the top byte of the key times a large
 	// odd constant (letterSlot), and the slots after it in turn (linear
 	// probing; the table is at most half full). Its node is its entry in
 	// rows (its node and flags); 0 marks an empty slot. (Slices, not
@@ -55,6 +58,31 @@ type wordSet struct {
 	// guard, which makes none of these.)
 	letterKeys  []uint64
 	letterNodes []uint16
+}
+
+// letterRun is asciiLetters for the letters of letterKeys: 8 × how many
+// of the first seven bytes of x are ASCII letters or bytes beyond ASCII
+// before the first that is neither. A byte beyond ASCII takes nothing from
+// the next as asciiLetters reads it (its 0x20 set, it is 0xA0 or more),
+// and carries into it only when it is 0xFB or more, a byte no word of
+// letterKeys holds.
+func letterRun(x uint64) int {
+	z := (x | 0x20*ones) - 'a'*ones
+	other := ((z + (0x80-26)*ones) | z) &^ x & (0x80 * ones)
+	return bits.TrailingZeros64(other|1<<63) &^ 7
+}
+
+// leadsStand reports whether the bytes of x that key, a key of letterKeys
+// x matches (x with 0x20 set in each byte), holds as 0xE3 stand as 0xC3
+// in x, as the first bytes of letters of Latin-1, not as 0xE3 (found
+// exactly: no carry crosses a byte). Then x holds the word's letters, each
+// in either case: an ASCII letter, or a letter of Latin-1 whose second
+// byte lower-cases by 0x20 set (À–Þ; no key holds ÷, whose byte × would
+// read as).
+func leadsStand(x, key uint64) bool {
+	y := key ^ 0xE3*ones
+	e3 := ^((y&(0x7F*ones) + 0x7F*ones) | y) & (0x80 * ones)
+	return x&(e3>>2) == 0
 }
 
 // letterSlot is the first slot of the key x in letterKeys.
@@ -151,9 +179,8 @@ func (ws *wordSet) withPairs() *wordSet {
 
 // withLetters gives ws its letterKeys and letterNodes, natively (the WASM
 // guard makes none), and returns it. It panics if a word runs on from a
-// run of ASCII letters into an ASCII rune that is not one (read could not
-// tell its end by the letters), or if the table would be more than half
-// full.
+// run of letters into an ASCII rune that is not one (read could not tell
+// its end by the letters), or if the table would be more than half full.
 func (ws *wordSet) withLetters() *wordSet {
 	if !fast {
 		return ws
@@ -161,17 +188,24 @@ func (ws *wordSet) withLetters() *wordSet {
 	keys, nodes := make([]uint64, 256), make([]uint16, 256)
 	n := 0
 	for w := range ws.words {
-		r, key := 0, uint64(0) // r: the letters the word starts with
-		for i := 0; i < len(w); i++ {
-			b := w[i]
+		r, key := 0, uint64(0) // r: the bytes of the letters the word starts with
+		for i := 0; i < len(w); {
+			b, n := w[i], 1
 			letter := b < 0x80 && asciiClass[b]&classLetter != 0
+			if b == 0xC3 && i+1 < len(w) {
+				// A letter of Latin-1, its own lower case (à–þ), or none.
+				n, letter = 2, w[i+1] >= 0xA0 && w[i+1] <= 0xBE && w[i+1] != 0xB7
+			}
 			if b < 0x80 && !letter && r != 0 && r == i {
 				panic("guardrail: a word runs on from its letters: " + w)
 			}
 			if letter && r == i {
-				r++
-				key |= uint64(b) << (8 * i)
+				r += n
+				for j := i; j < i+n; j++ {
+					key |= uint64(w[j]|0x20) << (8 * j)
+				}
 			}
+			i += n
 		}
 		if r != len(w) || len(w) > 7 {
 			continue // not a run of letters, or too long for read's look
@@ -261,22 +295,28 @@ func (s *scanner) read(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
 		// that is not one, is a word of the set when letters holds it
 		// and no digit follows (a word ends in a letter, which must not
 		// run on into a digit), else none: a walk would stop at the end
-		// of the run, or within it (at a letter, after a letter).
+		// of the run, or within it (at a letter, after a letter). A run
+		// that holds bytes beyond ASCII too is a word of the set when
+		// letters holds it, its 0xC3s stand as such (see letterKeys),
+		// and no digit follows; else the walk below reads it (it may
+		// stop before a rune beyond ASCII that is no letter).
 		x := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
-		if k := asciiLetters(x); k > 0 {
+		if k := letterRun(x); k > 0 {
 			if c := byte(x >> k); c < 0x80 && asciiClass[c]&classLetter == 0 {
-				s.reads += k>>3 + 1
-				if c-'0' < 10 {
-					return nil, 0, false
-				}
+				// (The key holds a byte beyond ASCII where the run does.)
 				key, keys, nodes := (x|0x20*ones)&(1<<k-1), ws.letterKeys[:256], ws.letterNodes[:256]
-				for h := letterSlot(key); ; h++ {
+				for h := letterSlot(key); c-'0' >= 10; h++ {
 					if node := nodes[h]; keys[h] == key || node == 0 {
-						if node == 0 {
-							return nil, 0, false
+						if node != 0 && (key&(0x80*ones) == 0 || leadsStand(x, key)) {
+							s.reads += k>>3 + 1
+							return &ws.nodes[node&nodeIndex], i + k>>3, true
 						}
-						return &ws.nodes[node&nodeIndex], i + k>>3, true
+						break
 					}
+				}
+				if key&(0x80*ones) == 0 {
+					s.reads += k>>3 + 1
+					return nil, 0, false
 				}
 			}
 		}
@@ -396,7 +436,7 @@ var periodWords = newWordSet(table(`
 	week = week wk vecka veckan
 	day = day dag dagen dygn
 	hour = hour h hr timme timmen tim
-	user = user användare seat`))
+	user = user användare seat`)).withLetters()
 
 // periodSpaced are read after a space after a quantity: the adverbs that
 // stand alone ("399 kr monthly"), valued by their period, and the joins

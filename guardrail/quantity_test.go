@@ -181,7 +181,7 @@ func TestReadAsRunes(t *testing.T) {
 			}
 			forms := []string{w, strings.ToUpper(w), strings.ToUpper(w[:1]) + w[1:],
 				strings.ReplaceAll(w, "i", "İ"), strings.ReplaceAll(w, "k", "\u212a"),
-				strings.ReplaceAll(w, "å", "\u212b")}
+				strings.ReplaceAll(w, "å", "\u212b"), strings.ReplaceAll(w, "\xc3", "\xe3")}
 			var texts []string
 			for _, f := range forms {
 				for n := 0; n <= len(f); n++ {
