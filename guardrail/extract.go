@@ -1035,7 +1035,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 	run: // [i,k) is a run of digits
 		e := 0           // the end of the run of digits after a space after it, when read
 		group := byte(0) // the byte after [i,k) when grouping or decimals follow
-		if k+1 >= n {
+		if uint(k+1) >= uint(n) {
 			return i, k, false // near the end
 		}
 		c, d := r[k], r[k+1]
@@ -1186,11 +1186,11 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			s.toks = append(s.toks, t)
 			k = t.end
 		}
-	next:
-		if i = k; i < n && r[i] == ' ' {
+	next: // (compared unsigned: no second test of the bounds)
+		if i = k; uint(i) < uint(n) && r[i] == ' ' {
 			i++ // read with it
 		}
-		if i >= n || r[i]-'0' >= 10 {
+		if uint(i) >= uint(n) || r[i]-'0' >= 10 {
 			return i, i, false
 		}
 	}
