@@ -45,17 +45,17 @@ type wordSet struct {
 	pairs []uint64
 	// letterKeys and letterNodes are a hash table of the words of one to
 	// seven bytes of letters, ASCII or of Latin-1 (0xC3 and à–þ), which
-	// read finds by their bytes at once; made by withLetters for the sets
-	// of units and periods, whose words run on from their letters into no
-	// ASCII rune that is not one. A word's key is its bytes with 0x20 set
-	// in each (lower case as they are, but 0xC3 made 0xE3: a text's
-	// bytes read so match it whatever their case) in the low bytes of a
-	// uint64, the first lowest; its slot is told by the top byte of the key times a large
-	// odd constant (letterSlot), and the slots after it in turn (linear
-	// probing; the table is at most half full). Its node is its entry in
-	// rows (its node and flags); 0 marks an empty slot. (Slices, not
-	// arrays of their own type: every type of a field adds to the WASM
-	// guard, which makes none of these.)
+	// readLetters finds by their bytes at once; made by withLetters for
+	// the sets of units and periods, whose words run on from their
+	// letters into no ASCII rune that is not one. A word's key is its
+	// bytes with 0x20 set in each (lower case as they are, but 0xC3 made
+	// 0xE3: a text's bytes read so match it whatever their case) in the
+	// low bytes of a uint64, the first lowest; its slot is told by the
+	// top byte of the key times a large odd constant (letterSlot), and
+	// the slots after it in turn (linear probing; the table is at most
+	// half full). Its node is its entry in rows (its node and flags); 0
+	// marks an empty slot. (Slices, not arrays of their own type: every
+	// type of a field adds to the WASM guard, which makes none of these.)
 	letterKeys  []uint64
 	letterNodes []uint16
 }
@@ -208,7 +208,7 @@ func (ws *wordSet) withLetters() *wordSet {
 			i += n
 		}
 		if r != len(w) || len(w) > 7 {
-			continue // not a run of letters, or too long for read's look
+			continue // not a run of letters, or too long for readLetters
 		}
 		if n++; 2*n > len(keys) {
 			panic("guardrail: too many words for letterKeys")
@@ -283,6 +283,49 @@ func (s *scanner) may(ws *wordSet, i int) bool {
 	return ws.pairs[2*int(t[i])+int(b>>6)]>>(b&63)&1 != 0
 }
 
+// readLetters reads the word of ws at i, a set with letterKeys, by the
+// eight bytes there at once where they decide it (fast path): it returns
+// n, the index in ws.nodes of the word read, or 0 for none (the root is no
+// word), with its end; or -1 where read must read it. It reads as read
+// would: a run of one to seven ASCII letters, followed by an ASCII rune
+// that is not one, is a word of the set when letterKeys holds it and no
+// digit follows (a word ends in a letter, which must not run on into a
+// digit), else none: a walk would stop at the end of the run, or within it
+// (at a letter, after a letter). A run that holds bytes beyond ASCII too
+// is a word of the set when letterKeys holds it, its 0xC3s stand as such
+// (leadsStand), and no digit follows; else read reads it (a walk may stop
+// before a rune beyond ASCII that is no letter). It calls nothing and
+// checks no index it need not (a leaf, without a frame of its own), for
+// quantity, which reads most units and periods so.
+func (s *scanner) readLetters(ws *wordSet, i int) (n, end int) {
+	t, keys, nodes := s.t, ws.letterKeys, ws.letterNodes
+	if uint(i+8) > uint(len(t)) || len(keys) != 256 || len(nodes) != 256 {
+		return -1, 0
+	}
+	x := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
+	k := letterRun(x)
+	c := byte(x >> k)
+	if k == 0 || c >= 0x80 || asciiClass[c]&classLetter != 0 {
+		return -1, 0
+	}
+	// (The key holds a byte beyond ASCII where the run does.)
+	key := (x | 0x20*ones) & (1<<k - 1)
+	for h := letterSlot(key); c-'0' >= 10; h++ {
+		if node := nodes[h]; keys[h] == key || node == 0 {
+			if node != 0 && (key&(0x80*ones) == 0 || leadsStand(x, key)) {
+				s.reads += k>>3 + 1
+				return int(node & nodeIndex), i + k>>3
+			}
+			break
+		}
+	}
+	if key&(0x80*ones) != 0 {
+		return -1, 0
+	}
+	s.reads += k>>3 + 1
+	return 0, 0
+}
+
 // read reports which word of the set stands at i as a whole word (not
 // followed by a letter or digit when it ends in one), the node where it ends
 // (with its value) and where it ends. It reads only while the runes read,
@@ -290,37 +333,6 @@ func (s *scanner) may(ws *wordSet, i int) bool {
 // most one rune further than it must.
 func (s *scanner) read(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
 	t, rows := s.t, ws.rows
-	if fast && ws.letterKeys != nil && uint(i+8) <= uint(len(t)) {
-		// A run of one to seven ASCII letters, followed by an ASCII rune
-		// that is not one, is a word of the set when letters holds it
-		// and no digit follows (a word ends in a letter, which must not
-		// run on into a digit), else none: a walk would stop at the end
-		// of the run, or within it (at a letter, after a letter). A run
-		// that holds bytes beyond ASCII too is a word of the set when
-		// letters holds it, its 0xC3s stand as such (see letterKeys),
-		// and no digit follows; else the walk below reads it (it may
-		// stop before a rune beyond ASCII that is no letter).
-		x := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
-		if k := letterRun(x); k > 0 {
-			if c := byte(x >> k); c < 0x80 && asciiClass[c]&classLetter == 0 {
-				// (The key holds a byte beyond ASCII where the run does.)
-				key, keys, nodes := (x|0x20*ones)&(1<<k-1), ws.letterKeys[:256], ws.letterNodes[:256]
-				for h := letterSlot(key); c-'0' >= 10; h++ {
-					if node := nodes[h]; keys[h] == key || node == 0 {
-						if node != 0 && (key&(0x80*ones) == 0 || leadsStand(x, key)) {
-							s.reads += k>>3 + 1
-							return &ws.nodes[node&nodeIndex], i + k>>3, true
-						}
-						break
-					}
-				}
-				if key&(0x80*ones) == 0 {
-					s.reads += k>>3 + 1
-					return nil, 0, false
-				}
-			}
-		}
-	}
 	if fast {
 		// The bytes of the text as they stand, without the checks of
 		// at: an ASCII letter in either case (see sym), and a rune
@@ -616,10 +628,25 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 		// ("399 kr", "5TB", "399:-", "12 €"), unless one written before
 		// is not a currency.
 		if t.unit <= gbp && f&qUnit != 0 {
-			w, e, ok := s.read(unitWords, j)
+			// (readLetters reads most units, read the rest, as
+			// quantity calls each itself: read in a call of its own,
+			// these would cost more.)
+			n, e := -1, 0
+			if fast {
+				n, e = s.readLetters(unitWords, j)
+			}
+			code, ok := uint8(0), n > 0
+			if ok {
+				code = unitWords.nodes[n].code
+			} else if n < 0 {
+				var w *trieNode
+				if w, e, ok = s.read(unitWords, j); ok {
+					code = w.code
+				}
+			}
 			// "$5 million dollars" keeps $; "$5 kr" is not read.
-			if ok && (t.unit == 0 || w.code == t.unit) {
-				t.unit, t.end = w.code, e
+			if ok && (t.unit == 0 || code == t.unit) {
+				t.unit, t.end = code, e
 			}
 		}
 	}
@@ -640,8 +667,16 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	}
 	switch p := t.end; c {
 	case '/':
-		if w, e, ok := s.read(periodWords, p+1); ok {
-			t.period, t.end = w.code, e
+		n, e := -1, 0 // as for a unit
+		if fast {
+			n, e = s.readLetters(periodWords, p+1)
+		}
+		if n > 0 {
+			t.period, t.end = periodWords.nodes[n].code, e
+		} else if n < 0 {
+			if w, e, ok := s.read(periodWords, p+1); ok {
+				t.period, t.end = w.code, e
+			}
 		}
 	case ' ':
 		if fast && p == k && !s.may(periodSpaced, p+1) {

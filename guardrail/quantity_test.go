@@ -208,6 +208,13 @@ func TestReadAsRunes(t *testing.T) {
 							t.Errorf("%s: read(%q, %d) (final %v) = %v %d %v, pastEnd %v; readRunes: %v %d %v, pastEnd %v",
 								name, text, i, final, wa != nil, ea, oka, a.pastEnd, wb != nil, eb, okb, b.pastEnd)
 						}
+						if ws.letterKeys == nil {
+							continue
+						}
+						// readLetters, where it reads the word (n >= 0).
+						if n, e := a.readLetters(ws, i); n > 0 && (&ws.nodes[n] != wb || e != eb) || n == 0 && okb {
+							t.Errorf("%s: readLetters(%q, %d) = %d %d; readRunes: %v %d %v", name, text, i, n, e, wb != nil, eb, okb)
+						}
 					}
 				}
 			}
