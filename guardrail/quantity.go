@@ -607,22 +607,24 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 		t.unit = prefixUnit
 		// A scale glued to the digits ("50k", "$8.2m"; a bare "5m" is
 		// metres), or after a space ("1.5 million").
-		var w *trieNode
-		e, ok := 0, false
-		if f&qGlued != 0 {
-			w, e, ok = s.read(gluedScales, k)
-			m := e == k+1 && s.t[k]|0x20 == 'm' // the one-letter word "m"
-			ok = ok && (!m || prefixUnit != 0)
-		}
-		if !ok && t.kind != kWords && f&qScale != 0 && (!fast || s.may(scaleWords, j)) {
-			w, e, ok = s.read(scaleWords, j)
-		}
-		if ok {
-			s.scale(t, w, e)
-			if j = t.end; s.ascii(j) == ' ' {
-				j++
+		if f&(qGlued|qScale) != 0 { // (most numbers: neither)
+			var w *trieNode
+			e, ok := 0, false
+			if f&qGlued != 0 {
+				w, e, ok = s.read(gluedScales, k)
+				m := e == k+1 && s.t[k]|0x20 == 'm' // the one-letter word "m"
+				ok = ok && (!m || prefixUnit != 0)
 			}
-			f |= qUnit // what follows the scale word
+			if !ok && t.kind != kWords && f&qScale != 0 && (!fast || s.may(scaleWords, j)) {
+				w, e, ok = s.read(scaleWords, j)
+			}
+			if ok {
+				s.scale(t, w, e)
+				if j = t.end; s.ascii(j) == ' ' {
+					j++
+				}
+				f |= qUnit // what follows the scale word
+			}
 		}
 		// A unit or currency right after the number, or after one space
 		// ("399 kr", "5TB", "399:-", "12 €"), unless one written before
