@@ -43,21 +43,22 @@ type wordSet struct {
 	// bytes, and every second byte after a first that is a word alone
 	// (see may); made by withPairs for the sets quantity asks may about.
 	pairs []uint64
-	// letterKeys and letterNodes are a hash table of the words of one to
-	// seven bytes of letters, ASCII or of Latin-1 (0xC3 and à–þ), which
-	// readLetters finds by their bytes at once; made by withLetters for
-	// the sets of units and periods, whose words run on from their
-	// letters into no ASCII rune that is not one. A word's key is its
-	// bytes with 0x20 set in each (lower case as they are, but 0xC3 made
-	// 0xE3: a text's bytes read so match it whatever their case) in the
-	// low bytes of a uint64, the first lowest; its slot is told by the
-	// top byte of the key times a large odd constant (letterSlot), and
-	// the slots after it in turn (linear probing; the table is at most
-	// half full). Its node is its entry in rows (its node and flags); 0
-	// marks an empty slot. (Slices, not arrays of their own type: every
-	// type of a field adds to the WASM guard, which makes none of these.)
-	letterKeys  []uint64
-	letterNodes []uint16
+	// letterKeys is a hash table of the words of one to seven bytes of
+	// letters, ASCII or of Latin-1 (0xC3 and à–þ), which readLetters
+	// finds by their bytes at once; made by withLetters for the sets of
+	// units and periods, whose words run on from their letters into no
+	// ASCII rune that is not one. A word's key is its bytes with 0x20 set
+	// in each (lower case as they are, but 0xC3 made 0xE3: a text's bytes
+	// read so match it whatever their case) in the low bytes of a uint64,
+	// the first lowest; its slot is told by the top byte of the key times
+	// a large odd constant (letterSlot), and the slots after it in turn
+	// (linear probing; the table is at most half full). A slot holds the
+	// key and, in its top byte, which no key of seven bytes or fewer
+	// fills, the index of the word's node in nodes (below 256, and not 0:
+	// the root is no word); 0 marks an empty slot. (A slice, not an array
+	// of its own type: every type of a field adds to the WASM guard,
+	// which makes none of these.)
+	letterKeys []uint64
 }
 
 // letterRun is asciiLetters for the letters of letterKeys: 8 × how many
@@ -177,15 +178,16 @@ func (ws *wordSet) withPairs() *wordSet {
 	return ws
 }
 
-// withLetters gives ws its letterKeys and letterNodes, natively (the WASM
-// guard makes none), and returns it. It panics if a word runs on from a
-// run of letters into an ASCII rune that is not one (read could not tell
-// its end by the letters), or if the table would be more than half full.
+// withLetters gives ws its letterKeys, natively (the WASM guard makes
+// none), and returns it. It panics if a word runs on from a run of letters
+// into an ASCII rune that is not one (read could not tell its end by the
+// letters), if the table would be more than half full, or if a word's node
+// is 256 or more.
 func (ws *wordSet) withLetters() *wordSet {
 	if !fast {
 		return ws
 	}
-	keys, nodes := make([]uint64, 256), make([]uint16, 256)
+	keys := make([]uint64, 256)
 	n := 0
 	for w := range ws.words {
 		r, key := 0, uint64(0) // r: the bytes of the letters the word starts with
@@ -217,13 +219,17 @@ func (ws *wordSet) withLetters() *wordSet {
 		for i := 0; i < len(w); i++ {
 			row = ws.step(row, w[i])
 		}
+		node := uint64(ws.rows[row+ws.width-1] & nodeIndex)
+		if node >= 256 {
+			panic("guardrail: too many nodes for letterKeys")
+		}
 		h := letterSlot(key)
-		for nodes[h] != 0 {
+		for keys[h] != 0 {
 			h++
 		}
-		keys[h], nodes[h] = key, ws.rows[row+ws.width-1]
+		keys[h] = key | node<<56
 	}
-	ws.letterKeys, ws.letterNodes = keys, nodes
+	ws.letterKeys = keys
 	return ws
 }
 
@@ -298,8 +304,8 @@ func (s *scanner) may(ws *wordSet, i int) bool {
 // checks no index it need not (a leaf, without a frame of its own), for
 // quantity, which reads most units and periods so.
 func (s *scanner) readLetters(ws *wordSet, i int) (n, end int) {
-	t, keys, nodes := s.t, ws.letterKeys, ws.letterNodes
-	if uint(i+8) > uint(len(t)) || len(keys) != 256 || len(nodes) != 256 {
+	t, keys := s.t, ws.letterKeys
+	if uint(i+8) > uint(len(t)) || len(keys) != 256 {
 		return -1, 0
 	}
 	x := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
@@ -311,10 +317,10 @@ func (s *scanner) readLetters(ws *wordSet, i int) (n, end int) {
 	// (The key holds a byte beyond ASCII where the run does.)
 	key := (x | 0x20*ones) & (1<<k - 1)
 	for h := letterSlot(key); c-'0' >= 10; h++ {
-		if node := nodes[h]; keys[h] == key || node == 0 {
-			if node != 0 && (key&(0x80*ones) == 0 || leadsStand(x, key)) {
+		if e := keys[h]; e&(1<<56-1) == key || e == 0 {
+			if e != 0 && (key&(0x80*ones) == 0 || leadsStand(x, key)) {
 				s.reads += k>>3 + 1
-				return int(node & nodeIndex), i + k>>3
+				return int(e >> 56), i + k>>3
 			}
 			break
 		}
