@@ -54,8 +54,7 @@ type wordSet struct {
 	// a large odd constant (letterSlot), and the slots after it in turn
 	// (linear probing; the table is at most half full). A slot holds the
 	// key and, in its top byte, which no key of seven bytes or fewer
-	// fills, the index of the word's node in nodes (below 256, and not 0:
-	// the root is no word); 0 marks an empty slot. (A slice, not an array
+	// fills, the code of the word's value; 0 marks an empty slot. (A slice, not an array
 	// of its own type: every type of a field adds to the WASM guard,
 	// which makes none of these.)
 	letterKeys []uint64
@@ -181,8 +180,7 @@ func (ws *wordSet) withPairs() *wordSet {
 // withLetters gives ws its letterKeys, natively (the WASM guard makes
 // none), and returns it. It panics if a word runs on from a run of letters
 // into an ASCII rune that is not one (read could not tell its end by the
-// letters), if the table would be more than half full, or if a word's node
-// is 256 or more.
+// letters), or if the table would be more than half full.
 func (ws *wordSet) withLetters() *wordSet {
 	if !fast {
 		return ws
@@ -219,15 +217,12 @@ func (ws *wordSet) withLetters() *wordSet {
 		for i := 0; i < len(w); i++ {
 			row = ws.step(row, w[i])
 		}
-		node := uint64(ws.rows[row+ws.width-1] & nodeIndex)
-		if node >= 256 {
-			panic("guardrail: too many nodes for letterKeys")
-		}
+		code := ws.nodes[ws.rows[row+ws.width-1]&nodeIndex].code
 		h := letterSlot(key)
 		for keys[h] != 0 {
 			h++
 		}
-		keys[h] = key | node<<56
+		keys[h] = key | uint64(code)<<56
 	}
 	ws.letterKeys = keys
 	return ws
@@ -291,9 +286,9 @@ func (s *scanner) may(ws *wordSet, i int) bool {
 
 // readLetters reads the word of ws at i, a set with letterKeys, by the
 // eight bytes there at once where they decide it (fast path): it returns
-// n, the index in ws.nodes of the word read, or 0 for none (the root is no
-// word), with its end; or -1 where read must read it. It reads as read
-// would: a run of one to seven ASCII letters, followed by an ASCII rune
+// the end of the word read and the code of its value (the one thing
+// quantity asks of the word), or end 0 for none (a word read ends after
+// i), or -1 where read must read it. It reads as read would: a run of one to seven ASCII letters, followed by an ASCII rune
 // that is not one, is a word of the set when letterKeys holds it and no
 // digit follows (a word ends in a letter, which must not run on into a
 // digit), else none: a walk would stop at the end of the run, or within it
@@ -303,16 +298,16 @@ func (s *scanner) may(ws *wordSet, i int) bool {
 // before a rune beyond ASCII that is no letter). It calls nothing and
 // checks no index it need not (a leaf, without a frame of its own), for
 // quantity, which reads most units and periods so.
-func (s *scanner) readLetters(ws *wordSet, i int) (n, end int) {
+func (s *scanner) readLetters(ws *wordSet, i int) (code uint8, end int) {
 	t, keys := s.t, ws.letterKeys
 	if uint(i+8) > uint(len(t)) || len(keys) != 256 {
-		return -1, 0
+		return 0, -1
 	}
 	x := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
 	k := letterRun(x)
 	c := byte(x >> k)
 	if k == 0 || c >= 0x80 || asciiClass[c]&classLetter != 0 {
-		return -1, 0
+		return 0, -1
 	}
 	// (The key holds a byte beyond ASCII where the run does.)
 	key := (x | 0x20*ones) & (1<<k - 1)
@@ -320,13 +315,13 @@ func (s *scanner) readLetters(ws *wordSet, i int) (n, end int) {
 		if e := keys[h]; e&(1<<56-1) == key || e == 0 {
 			if e != 0 && (key&(0x80*ones) == 0 || leadsStand(x, key)) {
 				s.reads += k>>3 + 1
-				return int(e >> 56), i + k>>3
+				return uint8(e >> 56), i + k>>3
 			}
 			break
 		}
 	}
 	if key&(0x80*ones) != 0 {
-		return -1, 0
+		return 0, -1
 	}
 	s.reads += k>>3 + 1
 	return 0, 0
@@ -639,14 +634,12 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			// (readLetters reads most units, read the rest, as
 			// quantity calls each itself: read in a call of its own,
 			// these would cost more.)
-			n, e := -1, 0
+			code, e := uint8(0), -1
 			if fast {
-				n, e = s.readLetters(unitWords, j)
+				code, e = s.readLetters(unitWords, j)
 			}
-			code, ok := uint8(0), n > 0
-			if ok {
-				code = unitWords.nodes[n].code
-			} else if n < 0 {
+			ok := e > 0
+			if e < 0 {
 				var w *trieNode
 				if w, e, ok = s.read(unitWords, j); ok {
 					code = w.code
@@ -675,13 +668,13 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	}
 	switch p := t.end; c {
 	case '/':
-		n, e := -1, 0 // as for a unit
+		code, e := uint8(0), -1 // as for a unit
 		if fast {
-			n, e = s.readLetters(periodWords, p+1)
+			code, e = s.readLetters(periodWords, p+1)
 		}
-		if n > 0 {
-			t.period, t.end = periodWords.nodes[n].code, e
-		} else if n < 0 {
+		if e > 0 {
+			t.period, t.end = code, e
+		} else if e < 0 {
 			if w, e, ok := s.read(periodWords, p+1); ok {
 				t.period, t.end = w.code, e
 			}

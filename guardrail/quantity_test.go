@@ -211,9 +211,9 @@ func TestReadAsRunes(t *testing.T) {
 						if ws.letterKeys == nil {
 							continue
 						}
-						// readLetters, where it reads the word (n >= 0).
-						if n, e := a.readLetters(ws, i); n > 0 && (&ws.nodes[n] != wb || e != eb) || n == 0 && okb {
-							t.Errorf("%s: readLetters(%q, %d) = %d %d; readRunes: %v %d %v", name, text, i, n, e, wb != nil, eb, okb)
+						// readLetters, where it reads the word (end >= 0).
+						if code, e := a.readLetters(ws, i); e > 0 && (!okb || code != wb.code || e != eb) || e == 0 && okb {
+							t.Errorf("%s: readLetters(%q, %d) = %d %d; readRunes: %v %d %v", name, text, i, code, e, wb != nil, eb, okb)
 						}
 					}
 				}
