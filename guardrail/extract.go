@@ -1899,10 +1899,11 @@ func (s *scanner) keepGroups(i, k, g, more int) ref {
 	m := k - i + (g-k)>>2*3 // the digits
 	n := s.grow(m + more)
 	if t := s.t; fast && g+5 <= len(t) && n+m+5 <= cap(s.canons) {
-		// Eight bytes read and written at once for the integer part and
-		// for each group (without its mark), each written over the bytes
-		// after the last: the last group's eight bytes lie within the
-		// text and within canons' room.
+		// Eight bytes read and written at once for the integer part (of
+		// one to three digits, as every caller has it) and for each group
+		// (without its mark), each written over the bytes after the last:
+		// the last group's eight bytes lie within the text and within
+		// canons' room.
 		b := s.canons[:cap(s.canons)]
 		put64((*[8]byte)(b[n:n+8]), le64at(t, i))
 		w := n + k - i
