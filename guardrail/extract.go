@@ -1039,7 +1039,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 	run: // [i,k) is a run of digits
 		e := 0           // the end of the run of digits after a space after it, when read
 		group := byte(0) // the byte after [i,k) when grouping or decimals follow
-		if k+1 >= n {
+		if uint(k+1) >= uint(n) {
 			return i, k, false // near the end
 		}
 		c, d := r[k], r[k+1]
@@ -1057,6 +1057,13 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				if (c == ',' || c == '.' && k-i != 4) && d-'0' < 10 {
 					group = c
 					goto quantified
+				}
+				// A time ("08:00"), a date ("2025-12-31") or a phone
+				// number with an area code ("08-123 45 67"), which
+				// shapes would try first for these runes, and read here
+				// without going back to it.
+				if d-'0' < 10 && (c == ':' && k-i <= 2 || c == '-' && (k-i == 4 || r[i] == '0' && k-i >= 2 && k-i <= 3)) {
+					goto shaped
 				}
 				return i, k, false
 			}
@@ -1096,6 +1103,34 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			goto run
 		}
 		goto next
+	shaped:
+		// A time, date or phone number: the shape shapes tries first
+		// when the run [i,k) is followed by c and a digit (a date first
+		// after four digits and a hyphen, before a range or a phone
+		// number). When it is not one, scan calls shapes, which tries
+		// it again and reads what else the run may start.
+		{
+			var t token
+			s.reads += k - i + 3 // as scan and shapes read them
+			s.pastEnd = false
+			var ok bool
+			if c == ':' {
+				ok = s.clock(&t, i, k)
+			} else if k-i == 4 {
+				ok = s.date(&t, i, k, '-')
+			} else {
+				_, ok = s.nationalPhone(&t, i, k)
+			}
+			if s.pastEnd {
+				return i, i, true
+			}
+			if !ok {
+				return i, k, false
+			}
+			s.toks = append(s.toks, t)
+			k = t.end
+			goto next
+		}
 	quantified:
 		// The number whose first run of digits is [i,k), with its
 		// grouping or decimals when group, the byte after the run, is
@@ -1155,11 +1190,11 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			s.toks = append(s.toks, t)
 			k = t.end
 		}
-	next:
-		if i = k; i < n && r[i] == ' ' {
+	next: // (compared unsigned: no second test of the bounds)
+		if i = k; uint(i) < uint(n) && r[i] == ' ' {
 			i++ // read with it
 		}
-		if i >= n || r[i]-'0' >= 10 {
+		if uint(i) >= uint(n) || r[i]-'0' >= 10 {
 			return i, i, false
 		}
 	}
@@ -1783,9 +1818,19 @@ func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
 		canon = ref{int32(i), int32(end - i)}
 	} else {
 		n := s.grow(end - i)
-		b := append(s.canons, s.t[i:end]...)
-		b[n+k-i] = mark
-		s.canons, canon = b, ref{^int32(n), int32(end - i)}
+		if fast && end-i <= 8 && i+8 <= len(x) && n+8 <= cap(s.canons) {
+			// Up to eight bytes, copied in one write where canons
+			// have room for it.
+			b := s.canons[n : n+8]
+			put64((*[8]byte)(b), le64at(x, i))
+			b[k-i] = mark
+			s.canons = s.canons[:n+end-i]
+		} else {
+			b := append(s.canons, s.t[i:end]...)
+			b[n+k-i] = mark
+			s.canons = b
+		}
+		canon = ref{^int32(n), int32(end - i)}
 	}
 	t.set(i, g, canon, kind)
 	return true
@@ -1855,7 +1900,24 @@ func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
 // integer part [i,k), then groups of three digits, each after one byte;
 // with room for more bytes after them, kept next.
 func (s *scanner) keepGroups(i, k, g, more int) ref {
-	n := s.grow(k - i + (g-k)/4*3 + more)
+	m := k - i + (g-k)>>2*3 // the digits
+	n := s.grow(m + more)
+	if t := s.t; fast && g+5 <= len(t) && n+m+5 <= cap(s.canons) {
+		// Eight bytes read and written at once for the integer part (of
+		// one to three digits, as every caller has it) and for each group
+		// (without its mark), each written over the bytes after the last:
+		// the last group's eight bytes lie within the text and within
+		// canons' room.
+		b := s.canons[:cap(s.canons)]
+		put64((*[8]byte)(b[n:n+8]), le64at(t, i))
+		w := n + k - i
+		for p := k + 1; p < g; p += 4 {
+			put64((*[8]byte)(b[w:w+8]), le64at(t, p))
+			w += 3
+		}
+		s.canons = s.canons[:w]
+		return ref{^int32(n), int32(m)}
+	}
 	b := s.canons
 	for p := i; p < k; p++ { // one to three digits: no copy called
 		b = append(b, s.t[p])

@@ -1,6 +1,7 @@
 package guardrail
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode"
@@ -42,19 +43,46 @@ type wordSet struct {
 	// bytes, and every second byte after a first that is a word alone
 	// (see may); made by withPairs for the sets quantity asks may about.
 	pairs []uint64
-	// letterKeys and letterNodes are a hash table of the words of one to
-	// seven ASCII letters, which read finds by their bytes at once; made
-	// by withLetters for the set read most, whose words run on from
-	// their letters into no ASCII rune that is not one. A word's key is
-	// its bytes (lower case) in the low bytes of a uint64, the first
-	// lowest; its slot is told by the top byte of the key times a large
-	// odd constant (letterSlot), and the slots after it in turn (linear
-	// probing; the table is at most half full). Its node is its entry in
-	// rows (its node and flags); 0 marks an empty slot. (Slices, not
-	// arrays of their own type: every type of a field adds to the WASM
-	// guard, which makes none of these.)
-	letterKeys  []uint64
-	letterNodes []uint16
+	// letterKeys is a hash table of the words of one to seven bytes of
+	// letters, ASCII or of Latin-1 (0xC3 and à–þ), which readLetters
+	// finds by their bytes at once; made by withLetters for the sets of
+	// units and periods, whose words run on from their letters into no
+	// ASCII rune that is not one. A word's key is its bytes with 0x20 set
+	// in each (lower case as they are, but 0xC3 made 0xE3: a text's bytes
+	// read so match it whatever their case) in the low bytes of a uint64,
+	// the first lowest; its slot is told by the top byte of the key times
+	// a large odd constant (letterSlot), and the slots after it in turn
+	// (linear probing; the table is at most half full). A slot holds the
+	// key and, in its top byte, which no key of seven bytes or fewer
+	// fills, the code of the word's value; 0 marks an empty slot. (A slice, not an array
+	// of its own type: every type of a field adds to the WASM guard,
+	// which makes none of these.)
+	letterKeys []uint64
+}
+
+// letterRun is asciiLetters for the letters of letterKeys: 8 × how many
+// of the first seven bytes of x are ASCII letters or bytes beyond ASCII
+// before the first that is neither. A byte beyond ASCII takes nothing from
+// the next as asciiLetters reads it (its 0x20 set, it is 0xA0 or more),
+// and carries into it only when it is 0xFB or more, a byte no word of
+// letterKeys holds.
+func letterRun(x uint64) int {
+	z := (x | 0x20*ones) - 'a'*ones
+	other := ((z + (0x80-26)*ones) | z) &^ x & (0x80 * ones)
+	return bits.TrailingZeros64(other|1<<63) &^ 7
+}
+
+// leadsStand reports whether the bytes of x that key, a key of letterKeys
+// x matches (x with 0x20 set in each byte), holds as 0xE3 stand as 0xC3
+// in x, as the first bytes of letters of Latin-1, not as 0xE3 (found
+// exactly: no carry crosses a byte). Then x holds the word's letters, each
+// in either case: an ASCII letter, or a letter of Latin-1 whose second
+// byte lower-cases by 0x20 set (À–Þ; no key holds ÷, whose byte × would
+// read as).
+func leadsStand(x, key uint64) bool {
+	y := key ^ 0xE3*ones
+	e3 := ^((y&(0x7F*ones) + 0x7F*ones) | y) & (0x80 * ones)
+	return x&(e3>>2) == 0
 }
 
 // letterSlot is the first slot of the key x in letterKeys.
@@ -149,32 +177,38 @@ func (ws *wordSet) withPairs() *wordSet {
 	return ws
 }
 
-// withLetters gives ws its letterKeys and letterNodes, natively (the WASM
-// guard makes none), and returns it. It panics if a word runs on from a
-// run of ASCII letters into an ASCII rune that is not one (read could not
-// tell its end by the letters), or if the table would be more than half
-// full.
+// withLetters gives ws its letterKeys, natively (the WASM guard makes
+// none), and returns it. It panics if a word runs on from a run of letters
+// into an ASCII rune that is not one (read could not tell its end by the
+// letters), or if the table would be more than half full.
 func (ws *wordSet) withLetters() *wordSet {
 	if !fast {
 		return ws
 	}
-	keys, nodes := make([]uint64, 256), make([]uint16, 256)
+	keys := make([]uint64, 256)
 	n := 0
 	for w := range ws.words {
-		r, key := 0, uint64(0) // r: the letters the word starts with
-		for i := 0; i < len(w); i++ {
-			b := w[i]
+		r, key := 0, uint64(0) // r: the bytes of the letters the word starts with
+		for i := 0; i < len(w); {
+			b, n := w[i], 1
 			letter := b < 0x80 && asciiClass[b]&classLetter != 0
+			if b == 0xC3 && i+1 < len(w) {
+				// A letter of Latin-1, its own lower case (à–þ), or none.
+				n, letter = 2, w[i+1] >= 0xA0 && w[i+1] <= 0xBE && w[i+1] != 0xB7
+			}
 			if b < 0x80 && !letter && r != 0 && r == i {
 				panic("guardrail: a word runs on from its letters: " + w)
 			}
 			if letter && r == i {
-				r++
-				key |= uint64(b) << (8 * i)
+				r += n
+				for j := i; j < i+n; j++ {
+					key |= uint64(w[j]|0x20) << (8 * j)
+				}
 			}
+			i += n
 		}
 		if r != len(w) || len(w) > 7 {
-			continue // not a run of letters, or too long for read's look
+			continue // not a run of letters, or too long for readLetters
 		}
 		if n++; 2*n > len(keys) {
 			panic("guardrail: too many words for letterKeys")
@@ -183,13 +217,14 @@ func (ws *wordSet) withLetters() *wordSet {
 		for i := 0; i < len(w); i++ {
 			row = ws.step(row, w[i])
 		}
+		code := ws.nodes[ws.rows[row+ws.width-1]&nodeIndex].code
 		h := letterSlot(key)
-		for nodes[h] != 0 {
+		for keys[h] != 0 {
 			h++
 		}
-		keys[h], nodes[h] = key, ws.rows[row+ws.width-1]
+		keys[h] = key | uint64(code)<<56
 	}
-	ws.letterKeys, ws.letterNodes = keys, nodes
+	ws.letterKeys = keys
 	return ws
 }
 
@@ -249,6 +284,49 @@ func (s *scanner) may(ws *wordSet, i int) bool {
 	return ws.pairs[2*int(t[i])+int(b>>6)]>>(b&63)&1 != 0
 }
 
+// readLetters reads the word of ws at i, a set with letterKeys, by the
+// eight bytes there at once where they decide it (fast path): it returns
+// the end of the word read and the code of its value (the one thing
+// quantity asks of the word), or end 0 for none (a word read ends after
+// i), or -1 where read must read it. It reads as read would: a run of one to seven ASCII letters, followed by an ASCII rune
+// that is not one, is a word of the set when letterKeys holds it and no
+// digit follows (a word ends in a letter, which must not run on into a
+// digit), else none: a walk would stop at the end of the run, or within it
+// (at a letter, after a letter). A run that holds bytes beyond ASCII too
+// is a word of the set when letterKeys holds it, its 0xC3s stand as such
+// (leadsStand), and no digit follows; else read reads it (a walk may stop
+// before a rune beyond ASCII that is no letter). It calls nothing and
+// checks no index it need not (a leaf, without a frame of its own), for
+// quantity, which reads most units and periods so.
+func (s *scanner) readLetters(ws *wordSet, i int) (code uint8, end int) {
+	t, keys := s.t, ws.letterKeys
+	if uint(i+8) > uint(len(t)) || len(keys) != 256 {
+		return 0, -1
+	}
+	x := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
+	k := letterRun(x)
+	c := byte(x >> k)
+	if k == 0 || c >= 0x80 || asciiClass[c]&classLetter != 0 {
+		return 0, -1
+	}
+	// (The key holds a byte beyond ASCII where the run does.)
+	key := (x | 0x20*ones) & (1<<k - 1)
+	for h := letterSlot(key); c-'0' >= 10; h++ {
+		if e := keys[h]; e&(1<<56-1) == key || e == 0 {
+			if e != 0 && (key&(0x80*ones) == 0 || leadsStand(x, key)) {
+				s.reads += k>>3 + 1
+				return uint8(e >> 56), i + k>>3
+			}
+			break
+		}
+	}
+	if key&(0x80*ones) != 0 {
+		return 0, -1
+	}
+	s.reads += k>>3 + 1
+	return 0, 0
+}
+
 // read reports which word of the set stands at i as a whole word (not
 // followed by a letter or digit when it ends in one), the node where it ends
 // (with its value) and where it ends. It reads only while the runes read,
@@ -256,31 +334,6 @@ func (s *scanner) may(ws *wordSet, i int) bool {
 // most one rune further than it must.
 func (s *scanner) read(ws *wordSet, i int) (w *trieNode, end int, ok bool) {
 	t, rows := s.t, ws.rows
-	if fast && ws.letterKeys != nil && uint(i+8) <= uint(len(t)) {
-		// A run of one to seven ASCII letters, followed by an ASCII rune
-		// that is not one, is a word of the set when letters holds it
-		// and no digit follows (a word ends in a letter, which must not
-		// run on into a digit), else none: a walk would stop at the end
-		// of the run, or within it (at a letter, after a letter).
-		x := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
-		if k := asciiLetters(x); k > 0 {
-			if c := byte(x >> k); c < 0x80 && asciiClass[c]&classLetter == 0 {
-				s.reads += k>>3 + 1
-				if c-'0' < 10 {
-					return nil, 0, false
-				}
-				key, keys, nodes := (x|0x20*ones)&(1<<k-1), ws.letterKeys[:256], ws.letterNodes[:256]
-				for h := letterSlot(key); ; h++ {
-					if node := nodes[h]; keys[h] == key || node == 0 {
-						if node == 0 {
-							return nil, 0, false
-						}
-						return &ws.nodes[node&nodeIndex], i + k>>3, true
-					}
-				}
-			}
-		}
-	}
 	if fast {
 		// The bytes of the text as they stand, without the checks of
 		// at: an ASCII letter in either case (see sym), and a rune
@@ -396,7 +449,7 @@ var periodWords = newWordSet(table(`
 	week = week wk vecka veckan
 	day = day dag dagen dygn
 	hour = hour h hr timme timmen tim
-	user = user användare seat`))
+	user = user användare seat`)).withLetters()
 
 // periodSpaced are read after a space after a quantity: the adverbs that
 // stand alone ("399 kr monthly"), valued by their period, and the joins
@@ -525,16 +578,23 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			// Kept with a '%' after the canonical form when that is
 			// the last form kept ("12,5 %": "12.5"), which extends it,
 			// else after a copy of it.
-			if r.at < 0 && r.n >= 0 && int(^r.at)+int(r.n) == len(s.canons) {
+			if n := len(s.canons); r.at < 0 && r.n >= 0 && int(^r.at)+int(r.n) == n {
 				s.grow(1)
 				t.canon.n++
+				s.canons = append(s.canons, '%')
+			} else if r.at >= 0 && uint32(r.n) < 8 && int(r.at)+8 <= len(s.f.src) && n+8 <= cap(s.canons) {
+				// A form of up to seven bytes in the text, with the
+				// sign after it, in one write where canons have room.
+				m := int(r.n) * 8
+				put64((*[8]byte)(s.canons[n:n+8]), le64at(s.f.src, int(r.at))&(1<<m-1)|'%'<<m)
+				s.canons = s.canons[:n+int(r.n)+1]
+				t.canon = ref{^int32(n), r.n + 1}
 			} else {
 				form := s.str(r)
 				n := s.grow(len(form) + 1)
-				s.canons = append(s.canons, form...)
+				s.canons = append(append(s.canons, form...), '%')
 				t.canon = ref{^int32(n), int32(len(form) + 1)}
 			}
-			s.canons = append(s.canons, '%')
 		default:
 			s.buf = append(append(s.buf[:0], s.str(r)...), '%')
 			if end == k+1 {
@@ -548,31 +608,46 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 		t.unit = prefixUnit
 		// A scale glued to the digits ("50k", "$8.2m"; a bare "5m" is
 		// metres), or after a space ("1.5 million").
-		var w *trieNode
-		e, ok := 0, false
-		if f&qGlued != 0 {
-			w, e, ok = s.read(gluedScales, k)
-			m := e == k+1 && s.t[k]|0x20 == 'm' // the one-letter word "m"
-			ok = ok && (!m || prefixUnit != 0)
-		}
-		if !ok && t.kind != kWords && f&qScale != 0 && (!fast || s.may(scaleWords, j)) {
-			w, e, ok = s.read(scaleWords, j)
-		}
-		if ok {
-			s.scale(t, w, e)
-			if j = t.end; s.ascii(j) == ' ' {
-				j++
+		if f&(qGlued|qScale) != 0 { // (most numbers: neither)
+			var w *trieNode
+			e, ok := 0, false
+			if f&qGlued != 0 {
+				w, e, ok = s.read(gluedScales, k)
+				m := e == k+1 && s.t[k]|0x20 == 'm' // the one-letter word "m"
+				ok = ok && (!m || prefixUnit != 0)
 			}
-			f |= qUnit // what follows the scale word
+			if !ok && t.kind != kWords && f&qScale != 0 && (!fast || s.may(scaleWords, j)) {
+				w, e, ok = s.read(scaleWords, j)
+			}
+			if ok {
+				s.scale(t, w, e)
+				if j = t.end; s.ascii(j) == ' ' {
+					j++
+				}
+				f |= qUnit // what follows the scale word
+			}
 		}
 		// A unit or currency right after the number, or after one space
 		// ("399 kr", "5TB", "399:-", "12 €"), unless one written before
 		// is not a currency.
 		if t.unit <= gbp && f&qUnit != 0 {
-			w, e, ok := s.read(unitWords, j)
+			// (readLetters reads most units, read the rest, as
+			// quantity calls each itself: read in a call of its own,
+			// these would cost more.)
+			code, e := uint8(0), -1
+			if fast {
+				code, e = s.readLetters(unitWords, j)
+			}
+			ok := e > 0
+			if e < 0 {
+				var w *trieNode
+				if w, e, ok = s.read(unitWords, j); ok {
+					code = w.code
+				}
+			}
 			// "$5 million dollars" keeps $; "$5 kr" is not read.
-			if ok && (t.unit == 0 || w.code == t.unit) {
-				t.unit, t.end = w.code, e
+			if ok && (t.unit == 0 || code == t.unit) {
+				t.unit, t.end = code, e
 			}
 		}
 	}
@@ -593,8 +668,16 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	}
 	switch p := t.end; c {
 	case '/':
-		if w, e, ok := s.read(periodWords, p+1); ok {
-			t.period, t.end = w.code, e
+		code, e := uint8(0), -1 // as for a unit
+		if fast {
+			code, e = s.readLetters(periodWords, p+1)
+		}
+		if e > 0 {
+			t.period, t.end = code, e
+		} else if e < 0 {
+			if w, e, ok := s.read(periodWords, p+1); ok {
+				t.period, t.end = w.code, e
+			}
 		}
 	case ' ':
 		if fast && p == k && !s.may(periodSpaced, p+1) {

@@ -181,14 +181,16 @@ func TestReadAsRunes(t *testing.T) {
 			}
 			forms := []string{w, strings.ToUpper(w), strings.ToUpper(w[:1]) + w[1:],
 				strings.ReplaceAll(w, "i", "İ"), strings.ReplaceAll(w, "k", "\u212a"),
-				strings.ReplaceAll(w, "å", "\u212b")}
+				strings.ReplaceAll(w, "å", "\u212b"), strings.ReplaceAll(w, "\xc3", "\xe3")}
 			var texts []string
 			for _, f := range forms {
 				for n := 0; n <= len(f); n++ {
 					texts = append(texts, f[:n])
 				}
 				for _, after := range []string{"x", "X", "1", " ", ".", "/", "é", "É", "ä", "\xff", "\xc3", "\xc3x", "€", "\u0301"} {
-					texts = append(texts, f+after, after+f)
+					// (and with eight bytes more, for the reads of
+					// eight bytes at once)
+					texts = append(texts, f+after, after+f, f+after+" 8 bytes", after+f+" 8 bytes")
 				}
 			}
 			for _, text := range texts {
@@ -205,6 +207,13 @@ func TestReadAsRunes(t *testing.T) {
 						if wa != wb || ea != eb || oka != okb || a.pastEnd != b.pastEnd {
 							t.Errorf("%s: read(%q, %d) (final %v) = %v %d %v, pastEnd %v; readRunes: %v %d %v, pastEnd %v",
 								name, text, i, final, wa != nil, ea, oka, a.pastEnd, wb != nil, eb, okb, b.pastEnd)
+						}
+						if ws.letterKeys == nil {
+							continue
+						}
+						// readLetters, where it reads the word (end >= 0).
+						if code, e := a.readLetters(ws, i); e > 0 && (!okb || code != wb.code || e != eb) || e == 0 && okb {
+							t.Errorf("%s: readLetters(%q, %d) = %d %d; readRunes: %v %d %v", name, text, i, code, e, wb != nil, eb, okb)
 						}
 					}
 				}
