@@ -210,7 +210,11 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 	}
 	n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
 	if t.unit|t.period != 0 || t.noun.n != 0 {
-		n.Unit, n.Period, n.noun = names[t.unit], names[t.period], s.str(t.noun)
+		n.Unit, n.Period = names[t.unit], names[t.period]
+		if t.noun.n != 0 {
+			noun := s.str(t.noun)
+			n.noun, n.nounLen = unsafe.StringData(noun), int32(len(noun))
+		}
 	}
 }
 
@@ -238,7 +242,8 @@ func (s *scanner) fillAll(out []Number, text string) {
 		if a := uint16(t.unit) | uint16(t.period)<<8; a != 0 || t.noun.n != 0 {
 			n.Unit, n.Period = names[uint8(a)], names[a>>8]
 			if t.noun.n != 0 {
-				n.noun = s.str(t.noun)
+				noun := s.str(t.noun)
+				n.noun, n.nounLen = unsafe.StringData(noun), int32(len(noun))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package guardrail
 import (
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // State is the verdict on one number of an answer. Its text form (String,
@@ -341,11 +342,12 @@ func (s *Source) mentionsMonth(m string) bool {
 	return false
 }
 
-// contradicts reports whether the snippet binds another value to what the
-// small count n counts ("up to 3 devices" against "two devices").
-func (s *Source) contradicts(n *Number) bool {
-	for _, v := range s.counted[n.noun] {
-		if v != n.Canonical {
+// contradicts reports whether the snippet binds a value other than
+// canonical to noun, what a small count counts ("up to 3 devices" against
+// "two devices").
+func (s *Source) contradicts(noun, canonical string) bool {
+	for _, v := range s.counted[noun] {
+		if v != canonical {
 			return true
 		}
 	}
@@ -424,10 +426,11 @@ func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 		}
 	}
 	nv.State, nv.Grounded = Ungrounded, false
-	if n.noun != "" {
+	if n.nounLen != 0 {
 		nv.State = Unverified
+		noun := unsafe.String(n.noun, n.nounLen) // (see Number.noun)
 		for _, s := range sources {
-			if s != nil && s.contradicts(n) {
+			if s != nil && s.contradicts(noun, n.Canonical) {
 				nv.State = Ungrounded
 				break
 			}
@@ -654,7 +657,8 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 		if a != 0 || t.noun.n != 0 {
 			nv.Unit, nv.Period = names[uint8(a)], names[a>>8]
 			if t.noun.n != 0 {
-				nv.noun = s.str(t.noun)
+				noun := s.str(t.noun)
+				nv.noun, nv.nounLen = unsafe.StringData(noun), int32(len(noun))
 			}
 		}
 	}
