@@ -47,7 +47,7 @@ func scanText(text string) *scanner {
 		s = &scanner{f: new(folded)}
 	}
 	s.f.fold(text)
-	s.final, s.prefix = true, 0
+	s.final, s.prefix, s.nouns = true, 0, false
 	s.toks = s.toks[:0]
 	s.scan(0)
 	s.spans()
@@ -211,7 +211,7 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 	n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
 	if t.unit|t.period != 0 || t.noun.n != 0 {
 		n.Unit, n.Period = names[t.unit], names[t.period]
-		if t.noun.n != 0 {
+		if t.noun.n != 0 { // (see Number.noun)
 			noun := s.str(t.noun)
 			n.noun, n.nounLen = unsafe.StringData(noun), int32(len(noun))
 		}
@@ -225,8 +225,10 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 // that starts where the number does in the text is a prefix of its Text
 // ("399" of "399 kr", or all of it), sliced from it without str; the
 // unit and period are read in one load (the compiler joins the two bytes'
-// loads, used nowhere else). Verify's fast path fills its NumberVerdicts
-// with the same loop (fillVerdicts).
+// loads, used nowhere else). The nouns of small counts, which few texts
+// have, are filled after, and only when the scan read one (fillNoun).
+// Verify's fast path fills its NumberVerdicts with the same loop
+// (fillVerdicts).
 func (s *scanner) fillAll(out []Number, text string) {
 	toks := s.toks[:len(out)]
 	for k := range out {
@@ -239,13 +241,23 @@ func (s *scanner) fillAll(out []Number, text string) {
 			canon = printed[:m]
 		}
 		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
-		if a := uint16(t.unit) | uint16(t.period)<<8; a != 0 || t.noun.n != 0 {
+		if a := uint16(t.unit) | uint16(t.period)<<8; a != 0 {
 			n.Unit, n.Period = names[uint8(a)], names[a>>8]
-			if t.noun.n != 0 {
-				noun := s.str(t.noun)
-				n.noun, n.nounLen = unsafe.StringData(noun), int32(len(noun))
-			}
 		}
+	}
+	if s.nouns {
+		for k := range out {
+			s.fillNoun(&out[k], &toks[k])
+		}
+	}
+}
+
+// fillNoun sets what n, the number of token t, counts, if it counts
+// anything (see Number.noun).
+func (s *scanner) fillNoun(n *Number, t *token) {
+	if t.noun.n != 0 {
+		noun := s.str(t.noun)
+		n.noun, n.nounLen = unsafe.StringData(noun), int32(len(noun))
 	}
 }
 
@@ -265,6 +277,7 @@ type scanner struct {
 	t       string // f.text(), read by at
 	final   bool
 	pastEnd bool
+	nouns   bool             // a token of the scan may count a noun (spelled read one); scanText clears it
 	scratch []byte           // lower-cased words
 	buf     []byte           // the canonical form being written
 	lex     []lexeme         // the lexemes of the spelled-out number being read

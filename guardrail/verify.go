@@ -654,12 +654,13 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 		}
 		a := uint16(t.unit) | uint16(t.period)<<8
 		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End, nv.Citation = printed, canon, t.kind, t.start, t.end, int(a)
-		if a != 0 || t.noun.n != 0 {
+		if a != 0 {
 			nv.Unit, nv.Period = names[uint8(a)], names[a>>8]
-			if t.noun.n != 0 {
-				noun := s.str(t.noun)
-				nv.noun, nv.nounLen = unsafe.StringData(noun), int32(len(noun))
-			}
+		}
+	}
+	if s.nouns {
+		for k := range nvs {
+			s.fillNoun(&nvs[k].Number, &toks[k])
 		}
 	}
 }
