@@ -29,6 +29,7 @@ type StreamGuard struct {
 	s        scanner // kept between calls for its buffers
 	blocked  bool
 	closed   bool
+	quick    []quickSlot // the quick index of the sources (fast path, see quickTable)
 }
 
 // NewStreamGuard returns a guard for one answer verified against sources
@@ -83,6 +84,9 @@ func (g *StreamGuard) Blocked() (NumberVerdict, bool) {
 func (g *StreamGuard) verdicts() int {
 	s := &g.s
 	s.spans()
+	if fast {
+		return g.quickVerdicts()
+	}
 	limit := -1
 	for k := range s.toks {
 		g.numbers = append(g.numbers, NumberVerdict{})
@@ -98,6 +102,46 @@ func (g *StreamGuard) verdicts() int {
 	return limit
 }
 
+// quickVerdicts is verdicts for the fast path: it fills and grounds the
+// numbers as Verify's fast path does, with the guard's quick index.
+func (g *StreamGuard) quickVerdicts() int {
+	s := &g.s
+	from, n := len(g.numbers), len(s.toks)
+	if n <= cap(g.numbers)-from {
+		// The verdicts past the end are zero as append made them: the
+		// guard writes none but those it adds.
+		g.numbers = g.numbers[:from+n]
+	} else {
+		g.numbers = append(g.numbers, make([]NumberVerdict, n)...)
+	}
+	nvs := g.numbers[from:]
+	s.fillVerdicts(nvs, g.f.src)
+	if !citeQuick(nvs, g.quickTable()) {
+		g.policy.checkRest(s, nvs, g.sources)
+	}
+	if !g.blocked {
+		for k := range nvs {
+			if nv := &nvs[k]; g.policy.Blocks(nv.State) {
+				g.blocked = true
+				return nv.Start
+			}
+		}
+	}
+	return -1
+}
+
+// quickTable returns the quick index of the guard's sources, or nil while
+// it would not pay: it is made once, when the numbers found so far are
+// enough for Verify to make it for them (see scanner.quickTable), so that
+// a guard spends at most about as much on the numbers it checks before as
+// the index costs.
+func (g *StreamGuard) quickTable() []quickSlot {
+	if g.quick == nil {
+		g.quick = g.s.quickTable(g.sources, len(g.numbers))
+	}
+	return g.quick
+}
+
 // Text returns everything fed so far.
 func (g *StreamGuard) Text() string { return string(g.raw) }
 
@@ -105,7 +149,7 @@ func (g *StreamGuard) Text() string { return string(g.raw) }
 // safe to show.
 func (g *StreamGuard) advance(final bool) string {
 	s := &g.s
-	s.f, s.final, s.prefix, s.toks = &g.f, final, 0, s.toks[:0]
+	s.f, s.final, s.prefix, s.nouns, s.toks = &g.f, final, 0, false, s.toks[:0]
 	limit := -1 // byte offset where an ungrounded number starts
 	stop, open := s.scan(g.scanned)
 	if len(s.toks) > 0 {

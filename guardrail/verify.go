@@ -476,7 +476,7 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 	v := Verdict{Grounded: true, Numbers: make([]NumberVerdict, len(s.toks))}
 	if fast {
 		s.fillVerdicts(v.Numbers, answer)
-		if !s.citeQuick(v.Numbers, sources) {
+		if !citeQuick(v.Numbers, s.quickTable(sources, len(v.Numbers))) {
 			v.Grounded = p.checkRest(s, v.Numbers, sources)
 		}
 	} else {
@@ -665,14 +665,14 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 	}
 }
 
-// citeQuick grounds each number of nvs, the numbers of the scan s, that the
-// quick index of sources grounds at once: a key of 1 to 16 bytes that a
-// source states, printed with no unit and no period, or with attrs that
-// agree with the one set the first source that states it prints it with.
-// It cites that source, as cite would, and reports whether it grounded
-// all; checkRest checks the others as the general path does.
-func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
-	tbl := s.quickTable(sources, len(nvs))
+// citeQuick grounds each number of nvs, filled by fillVerdicts, that tbl,
+// the quick index of the sources (see quickTable), grounds at once: a key
+// of 1 to 16 bytes that a source states, printed with no unit and no
+// period, or with attrs that agree with the one set the first source that
+// states it prints it with. It cites that source, as cite would, and
+// reports whether it grounded all (none without tbl); checkRest checks the
+// others as the general path does.
+func citeQuick(nvs []NumberVerdict, tbl []quickSlot) bool {
 	if len(tbl) == 0 {
 		return false // (which also tells the compiler that tbl[j&mask] is in range)
 	}
