@@ -32,6 +32,12 @@ func (s *scanner) numbers(text string) []Number {
 			s.fill(&out[k], &s.toks[k], text)
 		}
 	}
+	for _, c := range s.counts {
+		if c.tok < len(out) {
+			w := s.str(c.noun) // (see Number.noun)
+			out[c.tok].noun, out[c.tok].nounLen = unsafe.StringData(w), int32(len(w))
+		}
+	}
 	return out
 }
 
@@ -47,8 +53,8 @@ func scanText(text string) *scanner {
 		s = &scanner{f: new(folded)}
 	}
 	s.f.fold(text)
-	s.final, s.prefix, s.nouns = true, 0, false
-	s.toks = s.toks[:0]
+	s.final, s.prefix = true, 0
+	s.toks, s.counts = s.toks[:0], s.counts[:0]
 	s.scan(0)
 	s.spans()
 	return s
@@ -88,14 +94,26 @@ const eof rune = -1
 // folded text. It holds
 // no pointer, so that the garbage collector neither scans the tokens of a
 // scan nor guards their writes with barriers: its strings are refs and
-// codes, made strings only when a Number is filled.
+// codes, made strings only when a Number is filled. (What a small count
+// counts, which few numbers have, is kept aside: see counted.)
 type token struct {
 	_            [0]func() // not comparable: no equality function in the WASM guard
 	start, end   int
 	canon        ref
-	noun         ref // what a small count written as a word counts
 	kind         kind
 	unit, period uint8 // names[unit], names[period]
+}
+
+// counted is what the small count written as a word of token tok (its
+// index in the scan's toks) counts: its noun, read by spelled. A scan
+// keeps them aside (scanner.counts), not in every token, which makes a
+// token 32 bytes instead of 40. Spelled adds the noun of the token it
+// reads at the index the token takes when scan adds it; when scan does
+// not (its step looked past the end of the text), it adds no token after
+// it, so that tok is past the last token.
+type counted struct {
+	tok  int
+	noun ref
 }
 
 // set makes t the number of kind k over [start,end) with the canonical
@@ -200,8 +218,9 @@ func (s *scanner) spans() {
 // t of the scan (after spans) of text, the text the scanner's f.src is. A
 // canonical form the scan found spelled in place at the number's own span
 // (see intern) is the number's Text, with no second slice made. It sets
-// the unit, period and noun, most often empty, only when one is not: a
-// pointer written while the GC marks costs a write barrier.
+// the unit and period, most often empty, only when one is not: a pointer
+// written while the GC marks costs a write barrier. (Its caller sets the
+// noun of a small count: see counted.)
 func (s *scanner) fill(n *Number, t *token, text string) {
 	printed := text[t.start:t.end]
 	canon := printed
@@ -209,12 +228,8 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 		canon = s.str(c)
 	}
 	n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
-	if t.unit|t.period != 0 || t.noun.n != 0 {
+	if t.unit|t.period != 0 {
 		n.Unit, n.Period = names[t.unit], names[t.period]
-		if t.noun.n != 0 { // (see Number.noun)
-			noun := s.str(t.noun)
-			n.noun, n.nounLen = unsafe.StringData(noun), int32(len(noun))
-		}
 	}
 }
 
@@ -225,10 +240,8 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 // that starts where the number does in the text is a prefix of its Text
 // ("399" of "399 kr", or all of it), sliced from it without str; the
 // unit and period are read in one load (the compiler joins the two bytes'
-// loads, used nowhere else). The nouns of small counts, which few texts
-// have, are filled after, and only when the scan read one (fillNoun).
-// Verify's fast path fills its NumberVerdicts with the same loop
-// (fillVerdicts).
+// loads, used nowhere else). Verify's fast path fills its NumberVerdicts
+// with the same loop (fillVerdicts).
 func (s *scanner) fillAll(out []Number, text string) {
 	toks := s.toks[:len(out)]
 	for k := range out {
@@ -244,20 +257,6 @@ func (s *scanner) fillAll(out []Number, text string) {
 		if a := uint16(t.unit) | uint16(t.period)<<8; a != 0 {
 			n.Unit, n.Period = names[uint8(a)], names[a>>8]
 		}
-	}
-	if s.nouns {
-		for k := range out {
-			s.fillNoun(&out[k], &toks[k])
-		}
-	}
-}
-
-// fillNoun sets what n, the number of token t, counts, if it counts
-// anything (see Number.noun).
-func (s *scanner) fillNoun(n *Number, t *token) {
-	if t.noun.n != 0 {
-		noun := s.str(t.noun)
-		n.noun, n.nounLen = unsafe.StringData(noun), int32(len(noun))
 	}
 }
 
@@ -277,13 +276,13 @@ type scanner struct {
 	t       string // f.text(), read by at
 	final   bool
 	pastEnd bool
-	nouns   bool             // a token of the scan may count a noun (spelled read one); scanText clears it
 	scratch []byte           // lower-cased words
 	buf     []byte           // the canonical form being written
 	lex     []lexeme         // the lexemes of the spelled-out number being read
 	words   [maxWords]lexeme // those of the English number read by englishRun
 	prefix  uint8            // the currency written before the number being read
 	toks    []token          // the numbers found by scan
+	counts  []counted        // what the small counts among them count
 	quick   []quickSlot      // verify's index of the sources, when it merges theirs
 	canons  []byte           // canonical forms not spelled as such in the text, and nouns (see keep)
 	room    int              // the length of the last text's canons

@@ -87,12 +87,16 @@ func (g *StreamGuard) verdicts() int {
 	if fast {
 		return g.quickVerdicts()
 	}
-	limit := -1
+	from := len(g.numbers)
 	for k := range s.toks {
 		g.numbers = append(g.numbers, NumberVerdict{})
-		nv := &g.numbers[len(g.numbers)-1]
-		t := &s.toks[k]
-		s.fill(&nv.Number, t, g.f.src)
+		s.fill(&g.numbers[len(g.numbers)-1].Number, &s.toks[k], g.f.src)
+	}
+	nvs := g.numbers[from:]
+	s.setNouns(nvs) // before check, which reads them
+	limit := -1
+	for k := range nvs {
+		nv, t := &nvs[k], &s.toks[k]
 		nv.check(g.sources, attrs{t.unit, t.period})
 		if g.policy.Blocks(nv.State) && !g.blocked {
 			g.blocked = true
@@ -116,6 +120,9 @@ func (g *StreamGuard) quickVerdicts() int {
 	}
 	nvs := g.numbers[from:]
 	s.fillVerdicts(nvs, g.f.src)
+	if len(s.counts) != 0 {
+		s.setNouns(nvs)
+	}
 	if !citeQuick(nvs, g.quickTable()) {
 		g.policy.checkRest(s, nvs, g.sources)
 	}
@@ -149,7 +156,7 @@ func (g *StreamGuard) Text() string { return string(g.raw) }
 // safe to show.
 func (g *StreamGuard) advance(final bool) string {
 	s := &g.s
-	s.f, s.final, s.prefix, s.nouns, s.toks = &g.f, final, 0, false, s.toks[:0]
+	s.f, s.final, s.prefix, s.toks, s.counts = &g.f, final, 0, s.toks[:0], s.counts[:0]
 	limit := -1 // byte offset where an ungrounded number starts
 	stop, open := s.scan(g.scanned)
 	if len(s.toks) > 0 {

@@ -476,13 +476,19 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 	v := Verdict{Grounded: true, Numbers: make([]NumberVerdict, len(s.toks))}
 	if fast {
 		s.fillVerdicts(v.Numbers, answer)
+		if len(s.counts) != 0 {
+			s.setNouns(v.Numbers)
+		}
 		if !citeQuick(v.Numbers, s.quickTable(sources, len(v.Numbers))) {
 			v.Grounded = p.checkRest(s, v.Numbers, sources)
 		}
 	} else {
 		for k := range v.Numbers {
+			s.fill(&v.Numbers[k].Number, &s.toks[k], answer)
+		}
+		s.setNouns(v.Numbers)
+		for k := range v.Numbers {
 			nv, t := &v.Numbers[k], &s.toks[k]
-			s.fill(&nv.Number, t, answer)
 			if nv.check(sources, attrs{t.unit, t.period}); p.Blocks(nv.State) {
 				v.Grounded = false
 			}
@@ -658,9 +664,15 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 			nv.Unit, nv.Period = names[uint8(a)], names[a>>8]
 		}
 	}
-	if s.nouns {
-		for k := range nvs {
-			s.fillNoun(&nvs[k].Number, &toks[k])
+}
+
+// setNouns sets what each small count among nvs, the numbers of the scan
+// s, counts, as numbers does.
+func (s *scanner) setNouns(nvs []NumberVerdict) {
+	for _, c := range s.counts {
+		if c.tok < len(nvs) {
+			w := s.str(c.noun) // (see Number.noun)
+			nvs[c.tok].noun, nvs[c.tok].nounLen = unsafe.StringData(w), int32(len(w))
 		}
 	}
 }
