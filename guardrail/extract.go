@@ -32,6 +32,12 @@ func (s *scanner) numbers(text string) []Number {
 			s.fill(&out[k], &s.toks[k], text)
 		}
 	}
+	for _, c := range s.counts {
+		if c.tok < len(out) {
+			w := s.str(c.noun) // (see Number.noun)
+			out[c.tok].noun, out[c.tok].nounLen = unsafe.StringData(w), int32(len(w))
+		}
+	}
 	return out
 }
 
@@ -48,7 +54,7 @@ func scanText(text string) *scanner {
 	}
 	s.f.fold(text)
 	s.final, s.prefix = true, 0
-	s.toks = s.toks[:0]
+	s.toks, s.counts = s.toks[:0], s.counts[:0]
 	s.scan(0)
 	s.spans()
 	return s
@@ -88,14 +94,26 @@ const eof rune = -1
 // folded text. It holds
 // no pointer, so that the garbage collector neither scans the tokens of a
 // scan nor guards their writes with barriers: its strings are refs and
-// codes, made strings only when a Number is filled.
+// codes, made strings only when a Number is filled. (What a small count
+// counts, which few numbers have, is kept aside: see counted.)
 type token struct {
 	_            [0]func() // not comparable: no equality function in the WASM guard
 	start, end   int
 	canon        ref
-	noun         ref // what a small count written as a word counts
 	kind         kind
 	unit, period uint8 // names[unit], names[period]
+}
+
+// counted is what the small count written as a word of token tok (its
+// index in the scan's toks) counts: its noun, read by spelled. A scan
+// keeps them aside (scanner.counts), not in every token, which makes a
+// token 32 bytes instead of 40. Spelled adds the noun of the token it
+// reads at the index the token takes when scan adds it; when scan does
+// not (its step looked past the end of the text), it adds no token after
+// it, so that tok is past the last token.
+type counted struct {
+	tok  int
+	noun ref
 }
 
 // set makes t the number of kind k over [start,end) with the canonical
@@ -200,8 +218,9 @@ func (s *scanner) spans() {
 // t of the scan (after spans) of text, the text the scanner's f.src is. A
 // canonical form the scan found spelled in place at the number's own span
 // (see intern) is the number's Text, with no second slice made. It sets
-// the unit, period and noun, most often empty, only when one is not: a
-// pointer written while the GC marks costs a write barrier.
+// the unit and period, most often empty, only when one is not: a pointer
+// written while the GC marks costs a write barrier. (Its caller sets the
+// noun of a small count: see counted.)
 func (s *scanner) fill(n *Number, t *token, text string) {
 	printed := text[t.start:t.end]
 	canon := printed
@@ -209,8 +228,8 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 		canon = s.str(c)
 	}
 	n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
-	if t.unit|t.period != 0 || t.noun.n != 0 {
-		n.Unit, n.Period, n.noun = names[t.unit], names[t.period], s.str(t.noun)
+	if t.unit|t.period != 0 {
+		n.Unit, n.Period = names[t.unit], names[t.period]
 	}
 }
 
@@ -235,11 +254,8 @@ func (s *scanner) fillAll(out []Number, text string) {
 			canon = printed[:m]
 		}
 		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
-		if a := uint16(t.unit) | uint16(t.period)<<8; a != 0 || t.noun.n != 0 {
+		if a := uint16(t.unit) | uint16(t.period)<<8; a != 0 {
 			n.Unit, n.Period = names[uint8(a)], names[a>>8]
-			if t.noun.n != 0 {
-				n.noun = s.str(t.noun)
-			}
 		}
 	}
 }
@@ -266,6 +282,7 @@ type scanner struct {
 	words   [maxWords]lexeme // those of the English number read by englishRun
 	prefix  uint8            // the currency written before the number being read
 	toks    []token          // the numbers found by scan
+	counts  []counted        // what the small counts among them count
 	quick   []quickSlot      // verify's index of the sources, when it merges theirs
 	canons  []byte           // canonical forms not spelled as such in the text, and nouns (see keep)
 	room    int              // the length of the last text's canons

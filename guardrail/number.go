@@ -83,6 +83,7 @@ type Number struct {
 	Text      string `json:"text"`
 	Canonical string `json:"canonical"`
 	Kind      Kind   `json:"kind"`
+	nounLen   int32  // the length of noun (in Kind's padding)
 	// Unit is the unit or currency printed with the number, normalised
 	// ("SEK" for kr, kronor and :-; "EUR"; "GB"; "day"), and Period what it
 	// is per ("month" for /mån, per month, a month). Empty when none is
@@ -92,5 +93,13 @@ type Number struct {
 	Start  int    `json:"start"`
 	End    int    `json:"end"`
 
-	noun string // for a small count written as a word: what it counts
+	// noun is what a small count written as a word counts ("devic" of
+	// "two devices", see nounAt), as the string of nounLen bytes from
+	// noun (none when nounLen is 0): only check reads it. A pointer and a
+	// length kept in Kind's padding make a Number, and a NumberVerdict,
+	// 8 bytes smaller than a string would, and Verify allocates and fills
+	// one for every number of an answer. The bytes are a string's (the
+	// scan's str made them: they are never written again), and noun
+	// keeps them alive as the string would.
+	noun *byte
 }

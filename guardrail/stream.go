@@ -29,6 +29,7 @@ type StreamGuard struct {
 	s        scanner // kept between calls for its buffers
 	blocked  bool
 	closed   bool
+	quick    []quickSlot // the quick index of the sources (fast path, see quickTable)
 }
 
 // NewStreamGuard returns a guard for one answer verified against sources
@@ -83,12 +84,19 @@ func (g *StreamGuard) Blocked() (NumberVerdict, bool) {
 func (g *StreamGuard) verdicts() int {
 	s := &g.s
 	s.spans()
-	limit := -1
+	if fast {
+		return g.quickVerdicts()
+	}
+	from := len(g.numbers)
 	for k := range s.toks {
 		g.numbers = append(g.numbers, NumberVerdict{})
-		nv := &g.numbers[len(g.numbers)-1]
-		t := &s.toks[k]
-		s.fill(&nv.Number, t, g.f.src)
+		s.fill(&g.numbers[len(g.numbers)-1].Number, &s.toks[k], g.f.src)
+	}
+	nvs := g.numbers[from:]
+	s.setNouns(nvs) // before check, which reads them
+	limit := -1
+	for k := range nvs {
+		nv, t := &nvs[k], &s.toks[k]
 		nv.check(g.sources, attrs{t.unit, t.period})
 		if g.policy.Blocks(nv.State) && !g.blocked {
 			g.blocked = true
@@ -98,6 +106,49 @@ func (g *StreamGuard) verdicts() int {
 	return limit
 }
 
+// quickVerdicts is verdicts for the fast path: it fills and grounds the
+// numbers as Verify's fast path does, with the guard's quick index.
+func (g *StreamGuard) quickVerdicts() int {
+	s := &g.s
+	from, n := len(g.numbers), len(s.toks)
+	if n <= cap(g.numbers)-from {
+		// The verdicts past the end are zero as append made them: the
+		// guard writes none but those it adds.
+		g.numbers = g.numbers[:from+n]
+	} else {
+		g.numbers = append(g.numbers, make([]NumberVerdict, n)...)
+	}
+	nvs := g.numbers[from:]
+	s.fillVerdicts(nvs, g.f.src)
+	if len(s.counts) != 0 {
+		s.setNouns(nvs)
+	}
+	if !citeQuick(nvs, g.quickTable()) {
+		g.policy.checkRest(s, nvs, g.sources)
+	}
+	if !g.blocked {
+		for k := range nvs {
+			if nv := &nvs[k]; g.policy.Blocks(nv.State) {
+				g.blocked = true
+				return nv.Start
+			}
+		}
+	}
+	return -1
+}
+
+// quickTable returns the quick index of the guard's sources, or nil while
+// it would not pay: it is made once, when the numbers found so far are
+// enough for Verify to make it for them (see scanner.quickTable), so that
+// a guard spends at most about as much on the numbers it checks before as
+// the index costs.
+func (g *StreamGuard) quickTable() []quickSlot {
+	if g.quick == nil {
+		g.quick = g.s.quickTable(g.sources, len(g.numbers))
+	}
+	return g.quick
+}
+
 // Text returns everything fed so far.
 func (g *StreamGuard) Text() string { return string(g.raw) }
 
@@ -105,7 +156,7 @@ func (g *StreamGuard) Text() string { return string(g.raw) }
 // safe to show.
 func (g *StreamGuard) advance(final bool) string {
 	s := &g.s
-	s.f, s.final, s.prefix, s.toks = &g.f, final, 0, s.toks[:0]
+	s.f, s.final, s.prefix, s.toks, s.counts = &g.f, final, 0, s.toks[:0], s.counts[:0]
 	limit := -1 // byte offset where an ungrounded number starts
 	stop, open := s.scan(g.scanned)
 	if len(s.toks) > 0 {

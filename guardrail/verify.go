@@ -3,6 +3,7 @@ package guardrail
 import (
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // State is the verdict on one number of an answer. Its text form (String,
@@ -341,11 +342,12 @@ func (s *Source) mentionsMonth(m string) bool {
 	return false
 }
 
-// contradicts reports whether the snippet binds another value to what the
-// small count n counts ("up to 3 devices" against "two devices").
-func (s *Source) contradicts(n *Number) bool {
-	for _, v := range s.counted[n.noun] {
-		if v != n.Canonical {
+// contradicts reports whether the snippet binds a value other than
+// canonical to noun, what a small count counts ("up to 3 devices" against
+// "two devices").
+func (s *Source) contradicts(noun, canonical string) bool {
+	for _, v := range s.counted[noun] {
+		if v != canonical {
 			return true
 		}
 	}
@@ -424,10 +426,11 @@ func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 		}
 	}
 	nv.State, nv.Grounded = Ungrounded, false
-	if n.noun != "" {
+	if n.nounLen != 0 {
 		nv.State = Unverified
+		noun := unsafe.String(n.noun, n.nounLen) // (see Number.noun)
 		for _, s := range sources {
-			if s != nil && s.contradicts(n) {
+			if s != nil && s.contradicts(noun, n.Canonical) {
 				nv.State = Ungrounded
 				break
 			}
@@ -473,13 +476,19 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 	v := Verdict{Grounded: true, Numbers: make([]NumberVerdict, len(s.toks))}
 	if fast {
 		s.fillVerdicts(v.Numbers, answer)
-		if !s.citeQuick(v.Numbers, sources) {
+		if len(s.counts) != 0 {
+			s.setNouns(v.Numbers)
+		}
+		if !citeQuick(v.Numbers, s.quickTable(sources, len(v.Numbers))) {
 			v.Grounded = p.checkRest(s, v.Numbers, sources)
 		}
 	} else {
 		for k := range v.Numbers {
+			s.fill(&v.Numbers[k].Number, &s.toks[k], answer)
+		}
+		s.setNouns(v.Numbers)
+		for k := range v.Numbers {
 			nv, t := &v.Numbers[k], &s.toks[k]
-			s.fill(&nv.Number, t, answer)
 			if nv.check(sources, attrs{t.unit, t.period}); p.Blocks(nv.State) {
 				v.Grounded = false
 			}
@@ -651,23 +660,31 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 		}
 		a := uint16(t.unit) | uint16(t.period)<<8
 		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End, nv.Citation = printed, canon, t.kind, t.start, t.end, int(a)
-		if a != 0 || t.noun.n != 0 {
+		if a != 0 {
 			nv.Unit, nv.Period = names[uint8(a)], names[a>>8]
-			if t.noun.n != 0 {
-				nv.noun = s.str(t.noun)
-			}
 		}
 	}
 }
 
-// citeQuick grounds each number of nvs, the numbers of the scan s, that the
-// quick index of sources grounds at once: a key of 1 to 16 bytes that a
-// source states, printed with no unit and no period, or with attrs that
-// agree with the one set the first source that states it prints it with.
-// It cites that source, as cite would, and reports whether it grounded
-// all; checkRest checks the others as the general path does.
-func (s *scanner) citeQuick(nvs []NumberVerdict, sources []*Source) bool {
-	tbl := s.quickTable(sources, len(nvs))
+// setNouns sets what each small count among nvs, the numbers of the scan
+// s, counts, as numbers does.
+func (s *scanner) setNouns(nvs []NumberVerdict) {
+	for _, c := range s.counts {
+		if c.tok < len(nvs) {
+			w := s.str(c.noun) // (see Number.noun)
+			nvs[c.tok].noun, nvs[c.tok].nounLen = unsafe.StringData(w), int32(len(w))
+		}
+	}
+}
+
+// citeQuick grounds each number of nvs, filled by fillVerdicts, that tbl,
+// the quick index of the sources (see quickTable), grounds at once: a key
+// of 1 to 16 bytes that a source states, printed with no unit and no
+// period, or with attrs that agree with the one set the first source that
+// states it prints it with. It cites that source, as cite would, and
+// reports whether it grounded all (none without tbl); checkRest checks the
+// others as the general path does.
+func citeQuick(nvs []NumberVerdict, tbl []quickSlot) bool {
 	if len(tbl) == 0 {
 		return false // (which also tells the compiler that tbl[j&mask] is in range)
 	}

@@ -136,6 +136,30 @@ func TestCheckUnits(t *testing.T) {
 	}
 }
 
+// A small count written as a word keeps what it counts in its Number, so
+// that Check tells it as Verify does: unverified, or ungrounded where a
+// snippet binds another value to the same noun.
+func TestCheckCounts(t *testing.T) {
+	for _, tc := range []struct {
+		text, source string
+		want         State
+	}{
+		{"It has two devices.", "Any device.", Unverified},
+		{"It has two devices.", "Up to 3 devices.", Ungrounded},
+		{"It has two devices.", "Up to 2 devices.", Grounded},
+		{"It has 2 devices.", "Any device.", Ungrounded},
+	} {
+		src := NewSources([]string{tc.source})
+		v := Verify(tc.text, src)
+		for _, n := range Extract(tc.text) {
+			if c := Check(n, src); c.State != tc.want || len(v.Numbers) != 1 || v.Numbers[0].State != tc.want ||
+				Check(v.Numbers[0].Number, src).State != tc.want {
+				t.Errorf("%q against %q: Check %v, Verify %+v, want %v", tc.text, tc.source, c.State, v.Numbers, tc.want)
+			}
+		}
+	}
+}
+
 func TestVerdictJSON(t *testing.T) {
 	v := VerifyStrings("Premium 399 kr", []string{"Premium: 399 kr/månad"})
 	b, err := json.Marshal(v)

@@ -652,7 +652,9 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte, run *spel
 	}
 	// A small count as it was read: no decimals, scale, unit or period.
 	if val <= 10 && bestWords == 1 && t.kind == kWords && t.unit|t.period == 0 && t.canon == (ref{int32(val), -1}) {
-		t.noun = s.nounAt(t.end)
+		if noun := s.nounAt(t.end); noun.n != 0 {
+			s.counts = append(s.counts, counted{len(s.toks), noun}) // (see counted)
+		}
 	}
 	return true
 }
