@@ -711,11 +711,7 @@ func citeQuick(nvs []NumberVerdict, tbl []quickSlot) bool {
 		for j := uint(quickHash(head, tail, n)); ; j++ {
 			q := &tbl[j&mask]
 			info := q.info
-			if info == 0 {
-				all = false
-				break
-			}
-			if q.head == head && q.tail == tail && uint8(info) == uint8(n) {
+			if uint8(info) == uint8(n) && q.head == head && q.tail == tail {
 				// A number that prints no unit and no period (codes 0,
 				// kept in its Citation by fillVerdicts) agrees with any
 				// attrs, and one that prints those the slot names with
@@ -725,6 +721,10 @@ func citeQuick(nvs []NumberVerdict, tbl []quickSlot) bool {
 				} else {
 					all = false
 				}
+				break
+			}
+			if info == 0 { // (the length in an empty slot, 0, is no key's)
+				all = false
 				break
 			}
 		}
