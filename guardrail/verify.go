@@ -650,7 +650,7 @@ func (s *scanner) quickTable(sources []*Source, n int) []quickSlot {
 func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 	toks := s.toks[:len(nvs)]
 	for k := range nvs {
-		nv, t := &nvs[k], toks[k]
+		nv, t := &nvs[k], &toks[k]
 		printed := answer[t.start:t.end]
 		canon := printed
 		if c, m := t.canon, int(t.canon.n); c.at != int32(t.start) || uint(m) > uint(len(printed)) {
