@@ -171,3 +171,29 @@ func TestVerdictJSON(t *testing.T) {
 		t.Errorf("JSON\n got %s\nwant %s", b, want)
 	}
 }
+
+// A number a source states in the same form, printed with no unit and no
+// period, is grounded by the quick index of its sources (citeQuick), for
+// every length of key the index holds: citeQuick writes quickPrint and
+// quickHash out, and a look-up it placed other than addQuick did would
+// only miss (check grounds the number all the same), so that only this
+// test tells.
+func TestCiteQuick(t *testing.T) {
+	if !fast {
+		t.Skip("the general path makes no quick index")
+	}
+	text := "7, 42, 399, 2025, 12345, 1.25, 1234567, 98765432, 123456789, 1234567890123456 och +46 8 123 45 67."
+	for _, sources := range [][]*Source{NewSources([]string{text}), NewSources([]string{"0", text, "1"})} {
+		s := scanText(text)
+		nvs := make([]NumberVerdict, len(s.toks))
+		s.fillVerdicts(nvs, text)
+		if !citeQuick(nvs, s.quickTable(sources, len(nvs))) {
+			for _, nv := range nvs {
+				if nv.State == 0 {
+					t.Errorf("%d sources: %q (%q) not grounded by the quick index", len(sources), nv.Text, nv.Canonical)
+				}
+			}
+		}
+		s.done()
+	}
+}
