@@ -42,36 +42,46 @@ const (
 	KindRange                     // 2007-2008, 2007–08: a range of years
 )
 
-var kindNames = [...]string{"", "integer", "decimal", "grouped", "ambiguous", "percent",
-	"date", "time", "phone", "words", "ordinal", "quarter", "range"}
+var kindNames = enumNames{"kind", []string{"", "integer", "decimal", "grouped", "ambiguous", "percent",
+	"date", "time", "phone", "words", "ordinal", "quarter", "range"}}
 
 // String returns the kind's name ("" for none).
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "kind" + strconv.Itoa(int(k))
-}
+func (k Kind) String() string { return kindNames.name(int(k)) }
 
 // MarshalText returns the kind's name.
 func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // UnmarshalText reads a kind's name.
 func (k *Kind) UnmarshalText(b []byte) error {
-	i, err := nameIndex(kindNames[:], "kind", b)
+	i, err := kindNames.index(b)
 	*k = Kind(i)
 	return err
 }
 
-// nameIndex returns the index of name in names (what MarshalText writes),
-// or an error naming what.
-func nameIndex(names []string, what string, name []byte) (int, error) {
-	for i, n := range names {
+// enumNames are the names of a small integer type's values (Kind, State),
+// what their String and JSON are, by value; what names the type in errors.
+type enumNames struct {
+	what  string
+	names []string
+}
+
+// name returns the name of value i, or what and i for a value without one.
+func (e enumNames) name(i int) string {
+	if i < len(e.names) {
+		return e.names[i]
+	}
+	return e.what + strconv.Itoa(i)
+}
+
+// index returns the value named name (what MarshalText writes), or an
+// error naming e's type.
+func (e enumNames) index(name []byte) (int, error) {
+	for i, n := range e.names {
 		if n == string(name) {
 			return i, nil
 		}
 	}
-	return 0, errors.New("guardrail: unknown " + what + " " + strconv.Quote(string(name)))
+	return 0, errors.New("guardrail: unknown " + e.what + " " + strconv.Quote(string(name)))
 }
 
 // Number is one printed value found in a text.

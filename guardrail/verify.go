@@ -1,7 +1,6 @@
 package guardrail
 
 import (
-	"strconv"
 	"strings"
 	"unsafe"
 )
@@ -23,22 +22,17 @@ const (
 	Unverified
 )
 
-var stateNames = [...]string{"", "grounded", "ungrounded", "unverified"}
+var stateNames = enumNames{"state", []string{"", "grounded", "ungrounded", "unverified"}}
 
 // String returns the state's name ("" for none).
-func (st State) String() string {
-	if int(st) < len(stateNames) {
-		return stateNames[st]
-	}
-	return "state" + strconv.Itoa(int(st))
-}
+func (st State) String() string { return stateNames.name(int(st)) }
 
 // MarshalText returns the state's name.
 func (st State) MarshalText() ([]byte, error) { return []byte(st.String()), nil }
 
 // UnmarshalText reads a state's name.
 func (st *State) UnmarshalText(b []byte) error {
-	i, err := nameIndex(stateNames[:], "state", b)
+	i, err := stateNames.index(b)
 	*st = State(i)
 	return err
 }

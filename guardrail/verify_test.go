@@ -197,3 +197,34 @@ func TestCiteQuick(t *testing.T) {
 		s.done()
 	}
 }
+
+// TestEnumNames holds Kind and State to their names, both ways, as the
+// JSON of a Number and a NumberVerdict writes and reads them.
+func TestEnumNames(t *testing.T) {
+	for k := Kind(1); k <= KindRange; k++ {
+		var back Kind
+		if b, err := json.Marshal(k); err != nil || back.UnmarshalText(b[1:len(b)-1]) != nil || back != k || k.String() == "" {
+			t.Errorf("kind %d: JSON %s, %v, read back as %d", k, b, err, back)
+		}
+	}
+	for st := Grounded; st <= Unverified; st++ {
+		var back State
+		if b, err := json.Marshal(st); err != nil || back.UnmarshalText(b[1:len(b)-1]) != nil || back != st || st.String() == "" {
+			t.Errorf("state %d: JSON %s, %v, read back as %d", st, b, err, back)
+		}
+	}
+	if got := Kind(99).String(); got != "kind99" {
+		t.Errorf("Kind(99).String() = %q", got)
+	}
+	if got := State(7).String(); got != "state7" {
+		t.Errorf("State(7).String() = %q", got)
+	}
+	var k Kind
+	if err := json.Unmarshal([]byte(`"integr"`), &k); err == nil || err.Error() != `guardrail: unknown kind "integr"` {
+		t.Errorf("unknown kind: %v", err)
+	}
+	var st State
+	if err := json.Unmarshal([]byte(`"fine"`), &st); err == nil || err.Error() != `guardrail: unknown state "fine"` {
+		t.Errorf("unknown state: %v", err)
+	}
+}
