@@ -387,11 +387,8 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 					s.reads += i
 					return i, true
 				}
-				if e == j { // no digits after the last integer
-					if uint(j) < uint(len(text)) && text[j] == '+' {
-						goto read // prose would stop at it at once
-					}
-					goto prose
+				if e == j { // prose read up to j, where a step is
+					continue
 				}
 				k = e
 			} else {
@@ -434,13 +431,14 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			s.toks = append(s.toks, t)
 		}
 		i = next
-	prose:
 		// The fast path reads prose after each round, up to a number or
 		// what needs a step: after a number or a step, most often a space
 		// and a word, read without a round of their own; and a round takes
 		// a step where prose stopped without prose trying it again. (It
 		// need not try a digit first: the stream guard starts most scans
-		// at a number that was open.) proseRun reads the most of it,
+		// at a number that was open. integers reads the prose after the
+		// numbers it reads itself, and goes on to the next number without
+		// a round of scan.) proseRun reads the most of it,
 		// before the last nine bytes of the text; prose reads on where it
 		// leaves off (a rune beyond ASCII, the end of the text).
 		if fast {
@@ -1033,7 +1031,8 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 }
 
 // integers reads the numbers from i, where a digit is, and
-// appends them to s.toks, as long as one follows the last (after a space):
+// appends them to s.toks, as long as one follows the last (after a space,
+// or after the prose it reads after a number, as scan would):
 // the plain integers, those grouped with spaces ("10 000"), the decimals
 // and grouped numbers ("12,5", "181,674,817"), and those that only a
 // quantity may follow ("399 kr", "20 %", "5TB"). A run of digits is a plain
@@ -1045,8 +1044,9 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 // numbers, decided without the tests of each shape; when they rule out all
 // but numeric and quantity, integers calls those as shapes would. It
 // returns the run of digits [j,k) that is none of these, for scan to read,
-// or k == j when no run of digits follows the last number; open when the
-// number at j looked past the end of a text that may grow.
+// or k == j when prose after the last number stops at j before no digit
+// (a step is there, or the end of the text); open when the number at j
+// looked past the end of a text that may grow.
 func (s *scanner) integers(i int) (j, k int, open bool) {
 	r, n := s.t, len(s.t)
 	for { // at a digit
@@ -1211,6 +1211,25 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		if i = k; uint(i) < uint(n) && r[i] == ' ' {
 			i++ // read with it
 		}
+		if uint(i) < uint(n) {
+			if f := afterRun[r[i]]; f&(isDigitRune|isPlus) != 0 {
+				if f&isDigitRune != 0 {
+					continue
+				}
+				return i, i, false // a '+': prose would stop at it at once
+			}
+		}
+		// Prose after the number, read here as scan reads it after a
+		// round (a space and a word, most often, up to the next number),
+		// so that the next number is read without going back to scan.
+		if i <= n-9 {
+			j, slow := proseRun(r, i)
+			if i = j; slow {
+				i = s.prose(i)
+			}
+		} else {
+			i = s.prose(i)
+		}
 		if uint(i) >= uint(n) || r[i]-'0' >= 10 {
 			return i, i, false
 		}
@@ -1221,9 +1240,13 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 // digits (endsRun), or after a space after it (spaceEndsRun); those after
 // which shapes reads nothing but an integer and what quantity reads
 // (quantityRuns); the digits; and the runes that may begin a month name
-// or "of" (monthRuns: "3 May"). Only integers reads it, a fast path: the
-// WASM guard leaves it empty, without the code that fills it.
-var afterRun = func() (t [0x80]uint8) {
+// or "of" (monthRuns: "3 May"); and '+' (isPlus: integers leaves one
+// after a number to scan without reading prose, which would stop at it).
+// It has a place for every byte, so that integers reads the byte after a
+// number in it without testing that it is ASCII first (a byte beyond is
+// none of these). Only integers reads it, a fast path: the WASM guard
+// leaves it empty, without the code that fills it.
+var afterRun = func() (t [0x100]uint8) {
 	if !fast {
 		return t
 	}
@@ -1254,6 +1277,7 @@ var afterRun = func() (t [0x80]uint8) {
 			t[c] |= monthRuns
 		}
 	}
+	t['+'] |= isPlus
 	return t
 }()
 
@@ -1263,6 +1287,7 @@ const (
 	quantityRuns
 	isDigitRune
 	monthRuns // after a space: a month name, or "of", may begin with it
+	isPlus
 )
 
 // digitString returns the digits [i,k) as a string: in the original text
