@@ -1046,7 +1046,11 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 // returns the run of digits [j,k) that is none of these, for scan to read,
 // or k == j when prose after the last number stops at j before no digit
 // (a step is there, or the end of the text); open when the number at j
-// looked past the end of a text that may grow.
+// looked past the end of a text that may grow. It counts no reads
+// (s.reads, for TestScanLinear) of its own: the runs it reads and the
+// byte or two it looks at after each are bytes the scan passes, counted
+// once where scan returns (a run it leaves to scan, scan counts again as
+// it reads it), and the functions it calls count theirs.
 func (s *scanner) integers(i int) (j, k int, open bool) {
 	r, n := s.t, len(s.t)
 	for { // at a digit
@@ -1060,7 +1064,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			return i, k, false // near the end
 		}
 		c, d := r[k], r[k+1]
-		if c >= 0x80 || d >= 0x80 {
+		if c|d >= 0x80 { // (either is beyond ASCII)
 			return i, k, false
 		}
 		if c != ' ' {
@@ -1109,7 +1113,6 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				}
 			}
 		}
-		s.reads += k - i + 2
 		if k <= s.inPlace {
 			s.toks = append(s.toks, token{start: i, end: k, canon: ref{int32(i), int32(k - i)}, kind: kInteger}) // as digitString does, without a call
 		} else {
@@ -1128,7 +1131,6 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		// it again and reads what else the run may start.
 		{
 			var t token
-			s.reads += k - i + 3 // as scan and shapes read them
 			s.pastEnd = false
 			var ok bool
 			if c == ':' {
@@ -1157,7 +1159,6 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		// integers keeps on the stack across these calls.)
 		{
 			var t token
-			s.reads += k - i + 1
 			s.pastEnd = false
 			if group == ' ' {
 				// Grouped with spaces ("10 000"), [k+1,e) the first
@@ -1181,7 +1182,6 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 					g = h
 				}
 				if g < n && r[g] != '.' && r[g] != ',' {
-					s.reads += g - k
 					t.set(i, g, s.keepGroups(i, k, g, 0), kGrouped)
 				} else {
 					s.numeric(&t, i, k)
