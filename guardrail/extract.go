@@ -1032,7 +1032,8 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 
 // integers reads the numbers from i, where a digit is, and
 // appends them to s.toks, as long as one follows the last (after a space,
-// or after the prose it reads after a number, as scan would):
+// or after the prose it reads after a number, as scan would, or a '+' that
+// starts an international phone number, which it reads as scan does):
 // the plain integers, those grouped with spaces ("10 000"), the decimals
 // and grouped numbers ("12,5", "181,674,817"), and those that only a
 // quantity may follow ("399 kr", "20 %", "5TB"). A run of digits is a plain
@@ -1045,12 +1046,12 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 // but numeric and quantity, integers calls those as shapes would. It
 // returns the run of digits [j,k) that is none of these, for scan to read,
 // or k == j when prose after the last number stops at j before no digit
-// (a step is there, or the end of the text); open when the number at j
-// looked past the end of a text that may grow. It counts no reads
-// (s.reads, for TestScanLinear) of its own: the runs it reads and the
-// byte or two it looks at after each are bytes the scan passes, counted
-// once where scan returns (a run it leaves to scan, scan counts again as
-// it reads it), and the functions it calls count theirs.
+// or '+' before a digit (a step is there, or the end of the text); open
+// when the number at j looked past the end of a text that may grow. It
+// counts no reads (s.reads, for TestScanLinear) of its own: the runs it
+// reads and the byte or two it looks at after each are bytes the scan
+// passes, counted once where scan returns (a run it leaves to scan, scan
+// counts again as it reads it), and the functions it calls count theirs.
 func (s *scanner) integers(i int) (j, k int, open bool) {
 	r, n := s.t, len(s.t)
 	for { // at a digit
@@ -1207,6 +1208,28 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			s.toks = append(s.toks, t)
 			k = t.end
 		}
+		goto next
+	plus:
+		// A '+' at i: an international phone number when a digit
+		// follows, or else nothing before the digit, as scan reads it
+		// (and without a digit after it, scan's step reads it).
+		{
+			if uint(i+1) >= uint(n) || r[i+1]-'0' >= 10 {
+				return i, i, false
+			}
+			var t token
+			s.pastEnd = false
+			end, ok := s.intlPhone(&t, i)
+			if s.pastEnd {
+				return i, i, true
+			}
+			if !ok {
+				i++ // to the digit after the '+'
+				continue
+			}
+			s.toks = append(s.toks, t)
+			k = end
+		}
 	next: // (compared unsigned: no second test of the bounds)
 		if i = k; uint(i) < uint(n) && r[i] == ' ' {
 			i++ // read with it
@@ -1216,7 +1239,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				if f&isDigitRune != 0 {
 					continue
 				}
-				return i, i, false // a '+': prose would stop at it at once
+				goto plus // (prose would stop at it at once)
 			}
 		}
 		// Prose after the number, read here as scan reads it after a
@@ -1230,9 +1253,14 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		} else {
 			i = s.prose(i)
 		}
-		if uint(i) >= uint(n) || r[i]-'0' >= 10 {
-			return i, i, false
+		if uint(i) < uint(n) {
+			if c := r[i]; c-'0' < 10 {
+				continue
+			} else if c == '+' {
+				goto plus
+			}
 		}
+		return i, i, false
 	}
 }
 
