@@ -1032,8 +1032,9 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 
 // integers reads the numbers from i, where a digit is, and
 // appends them to s.toks, as long as one follows the last (after a space,
-// or after the prose it reads after a number, as scan would, or a '+' that
-// starts an international phone number, which it reads as scan does):
+// or after the prose it reads after a number, as scan would; where that
+// prose stops at a '+' before a digit or at a word that may begin a number
+// word, it reads those as scan does, with intlPhone and word, and goes on):
 // the plain integers, those grouped with spaces ("10 000"), the decimals
 // and grouped numbers ("12,5", "181,674,817"), and those that only a
 // quantity may follow ("399 kr", "20 %", "5TB"). A run of digits is a plain
@@ -1045,10 +1046,9 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 // numbers, decided without the tests of each shape; when they rule out all
 // but numeric and quantity, integers calls those as shapes would. It
 // returns the run of digits [j,k) that is none of these, for scan to read,
-// or k == j when prose after the last number stops at j before no digit
-// or '+' before a digit (a step is there, or the end of the text); open
-// when the number at j looked past the end of a text that may grow. It
-// counts no reads (s.reads, for TestScanLinear) of its own: the runs it
+// or k == j when prose after the last number stops at j at none of these
+// (a step is there, or the end of the text); open when what it read at j
+// looked past the end of a text that may grow. It counts no reads (s.reads, for TestScanLinear) of its own: the runs it
 // reads and the byte or two it looks at after each are bytes the scan
 // passes, counted once where scan returns (a run it leaves to scan, scan
 // counts again as it reads it), and the functions it calls count theirs.
@@ -1258,9 +1258,29 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				continue
 			} else if c == '+' {
 				goto plus
+			} else if c < 0x80 && asciiClass[c]&classLetter != 0 {
+				goto word
 			}
 		}
 		return i, i, false
+	word:
+		// A word at i that prose stops at (it may begin a number
+		// word), read with word as scan reads it, and the prose after
+		// it as after a number.
+		{
+			var t token
+			s.pastEnd = false
+			s.reads++ // as scan counts it
+			end, ok := s.word(&t, i)
+			if s.pastEnd {
+				return i, i, true
+			}
+			if ok {
+				s.toks = append(s.toks, t)
+			}
+			k = end
+		}
+		goto next
 	}
 }
 
