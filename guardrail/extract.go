@@ -388,11 +388,8 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 					s.reads += i
 					return i, true
 				}
-				if e == j { // no digits after the last integer
-					if uint(j) < uint(len(text)) && text[j] == '+' {
-						goto read // prose would stop at it at once
-					}
-					goto prose
+				if e == j { // prose read up to j, where a step is
+					continue
 				}
 				k = e
 			} else {
@@ -435,13 +432,14 @@ func (s *scanner) scan(i int) (stop int, open bool) {
 			s.toks = append(s.toks, t)
 		}
 		i = next
-	prose:
 		// The fast path reads prose after each round, up to a number or
 		// what needs a step: after a number or a step, most often a space
 		// and a word, read without a round of their own; and a round takes
 		// a step where prose stopped without prose trying it again. (It
 		// need not try a digit first: the stream guard starts most scans
-		// at a number that was open.) proseRun reads the most of it,
+		// at a number that was open. integers reads the prose after the
+		// numbers it reads itself, and goes on to the next number without
+		// a round of scan.) proseRun reads the most of it,
 		// before the last nine bytes of the text; prose reads on where it
 		// leaves off (a rune beyond ASCII, the end of the text).
 		if fast {
@@ -1034,7 +1032,10 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 }
 
 // integers reads the numbers from i, where a digit is, and
-// appends them to s.toks, as long as one follows the last (after a space):
+// appends them to s.toks, as long as one follows the last (after a space,
+// or after the prose it reads after a number, as scan would; where that
+// prose stops at a '+' before a digit or at a word that may begin a number
+// word, it reads those as scan does, with intlPhone and word, and goes on):
 // the plain integers, those grouped with spaces ("10 000"), the decimals
 // and grouped numbers ("12,5", "181,674,817"), and those that only a
 // quantity may follow ("399 kr", "20 %", "5TB"). A run of digits is a plain
@@ -1046,8 +1047,12 @@ func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 // numbers, decided without the tests of each shape; when they rule out all
 // but numeric and quantity, integers calls those as shapes would. It
 // returns the run of digits [j,k) that is none of these, for scan to read,
-// or k == j when no run of digits follows the last number; open when the
-// number at j looked past the end of a text that may grow.
+// or k == j when prose after the last number stops at j at none of these
+// (a step is there, or the end of the text); open when what it read at j
+// looked past the end of a text that may grow. It counts no reads (s.reads, for TestScanLinear) of its own: the runs it
+// reads and the byte or two it looks at after each are bytes the scan
+// passes, counted once where scan returns (a run it leaves to scan, scan
+// counts again as it reads it), and the functions it calls count theirs.
 func (s *scanner) integers(i int) (j, k int, open bool) {
 	r, n := s.t, len(s.t)
 	for { // at a digit
@@ -1061,7 +1066,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			return i, k, false // near the end
 		}
 		c, d := r[k], r[k+1]
-		if c >= 0x80 || d >= 0x80 {
+		if c|d >= 0x80 { // (either is beyond ASCII)
 			return i, k, false
 		}
 		if c != ' ' {
@@ -1110,7 +1115,6 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				}
 			}
 		}
-		s.reads += k - i + 2
 		if k <= s.inPlace {
 			s.toks = append(s.toks, token{start: i, end: k, canon: ref{int32(i), int32(k - i)}, kind: kInteger}) // as digitString does, without a call
 		} else {
@@ -1129,7 +1133,6 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		// it again and reads what else the run may start.
 		{
 			var t token
-			s.reads += k - i + 3 // as scan and shapes read them
 			s.pastEnd = false
 			var ok bool
 			if c == ':' {
@@ -1158,7 +1161,6 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		// integers keeps on the stack across these calls.)
 		{
 			var t token
-			s.reads += k - i + 1
 			s.pastEnd = false
 			if group == ' ' {
 				// Grouped with spaces ("10 000"), [k+1,e) the first
@@ -1182,7 +1184,6 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 					g = h
 				}
 				if g < n && r[g] != '.' && r[g] != ',' {
-					s.reads += g - k
 					t.set(i, g, s.keepGroups(i, k, g, 0), kGrouped)
 				} else {
 					s.numeric(&t, i, k)
@@ -1208,13 +1209,79 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			s.toks = append(s.toks, t)
 			k = t.end
 		}
+		goto next
+	plus:
+		// A '+' at i: an international phone number when a digit
+		// follows, or else nothing before the digit, as scan reads it
+		// (and without a digit after it, scan's step reads it).
+		{
+			if uint(i+1) >= uint(n) || r[i+1]-'0' >= 10 {
+				return i, i, false
+			}
+			var t token
+			s.pastEnd = false
+			end, ok := s.intlPhone(&t, i)
+			if s.pastEnd {
+				return i, i, true
+			}
+			if !ok {
+				i++ // to the digit after the '+'
+				continue
+			}
+			s.toks = append(s.toks, t)
+			k = end
+		}
 	next: // (compared unsigned: no second test of the bounds)
 		if i = k; uint(i) < uint(n) && r[i] == ' ' {
 			i++ // read with it
 		}
-		if uint(i) >= uint(n) || r[i]-'0' >= 10 {
-			return i, i, false
+		if uint(i) < uint(n) {
+			if f := afterRun[r[i]]; f&(isDigitRune|isPlus) != 0 {
+				if f&isDigitRune != 0 {
+					continue
+				}
+				goto plus // (prose would stop at it at once)
+			}
 		}
+		// Prose after the number, read here as scan reads it after a
+		// round (a space and a word, most often, up to the next number),
+		// so that the next number is read without going back to scan.
+		if i <= n-9 {
+			j, slow := proseRun(r, i)
+			if i = j; slow {
+				i = s.prose(i)
+			}
+		} else {
+			i = s.prose(i)
+		}
+		if uint(i) < uint(n) {
+			if c := r[i]; c-'0' < 10 {
+				continue
+			} else if c == '+' {
+				goto plus
+			} else if c < 0x80 && asciiClass[c]&classLetter != 0 {
+				goto word
+			}
+		}
+		return i, i, false
+	word:
+		// A word at i that prose stops at (it may begin a number
+		// word), read with word as scan reads it, and the prose after
+		// it as after a number.
+		{
+			var t token
+			s.pastEnd = false
+			s.reads++ // as scan counts it
+			end, ok := s.word(&t, i)
+			if s.pastEnd {
+				return i, i, true
+			}
+			if ok {
+				s.toks = append(s.toks, t)
+			}
+			k = end
+		}
+		goto next
 	}
 }
 
@@ -1222,9 +1289,13 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 // digits (endsRun), or after a space after it (spaceEndsRun); those after
 // which shapes reads nothing but an integer and what quantity reads
 // (quantityRuns); the digits; and the runes that may begin a month name
-// or "of" (monthRuns: "3 May"). Only integers reads it, a fast path: the
-// WASM guard leaves it empty, without the code that fills it.
-var afterRun = func() (t [0x80]uint8) {
+// or "of" (monthRuns: "3 May"); and '+' (isPlus: integers leaves one
+// after a number to scan without reading prose, which would stop at it).
+// It has a place for every byte, so that integers reads the byte after a
+// number in it without testing that it is ASCII first (a byte beyond is
+// none of these). Only integers reads it, a fast path: the WASM guard
+// leaves it empty, without the code that fills it.
+var afterRun = func() (t [0x100]uint8) {
 	if !fast {
 		return t
 	}
@@ -1255,6 +1326,7 @@ var afterRun = func() (t [0x80]uint8) {
 			t[c] |= monthRuns
 		}
 	}
+	t['+'] |= isPlus
 	return t
 }()
 
@@ -1264,6 +1336,7 @@ const (
 	quantityRuns
 	isDigitRune
 	monthRuns // after a space: a month name, or "of", may begin with it
+	isPlus
 )
 
 // digitString returns the digits [i,k) as a string: in the original text
