@@ -306,13 +306,17 @@ func (s *scanner) readLetters(ws *wordSet, i int) (code uint8, end int) {
 	x := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
 	k := letterRun(x)
 	c := byte(x >> k)
-	if k == 0 || c >= 0x80 || asciiClass[c]&classLetter != 0 {
+	// The byte after a run of fewer than seven bytes is an ASCII rune
+	// that is no letter (see letterRun; a carry from a byte of 0xFB or
+	// more may end the run elsewhere, but such a run holds no key, and
+	// is left to read below); after seven, it may be anything.
+	if k == 0 || k == 56 && (c >= 0x80 || asciiClass[c]&classLetter != 0) {
 		return 0, -1
 	}
 	// (The key holds a byte beyond ASCII where the run does.)
 	key := (x | 0x20*ones) & (1<<k - 1)
 	for h := letterSlot(key); c-'0' >= 10; h++ {
-		if e := keys[h]; e&(1<<56-1) == key || e == 0 {
+		if e := keys[h]; (e^key)<<8 == 0 || e == 0 {
 			if e != 0 && (key&(0x80*ones) == 0 || leadsStand(x, key)) {
 				s.reads += k>>3 + 1
 				return uint8(e >> 56), i + k>>3
