@@ -669,6 +669,7 @@ const maxWords = 12
 type spelledRun struct {
 	val                 int64
 	best, words, follow int
+	chain               bool // englishRun's chain, while it reads (see there)
 }
 
 // englishRun is the loop of spelled for English number words in ASCII
@@ -686,8 +687,11 @@ type spelledRun struct {
 // rest is where that compound goes on beyond them (0: it ends before), for
 // word to read on with asciiCompound.
 func (s *scanner) englishRun(r *spelledRun, first lexeme, j int, chain bool) (rest int, ok bool) {
-	t, end, lex, n := s.t, j, &s.words, 1
-	lex[0] = first
+	t, end, n := s.t, j, 1
+	s.words[0] = first
+	// chain is kept in r while the loop reads, not in a register: the
+	// walks' loops keep their values in registers, none reloaded.
+	r.chain = chain
 	article := false // after a first "a": only "hundred" or a scale word may follow
 	switch first.kind {
 	case lexAnd:
@@ -703,13 +707,20 @@ func (s *scanner) englishRun(r *spelledRun, first lexeme, j int, chain bool) (re
 		}
 		sep := t[end]
 		if sep != '-' {
-			chain = false
+			r.chain = false
 			if sep != ' ' {
 				break
 			}
 		}
 		start := end + 1
-		e, node := walkLetters(t, start, article)
+		// (Two walks, each inlined: the one for most words has no test
+		// of article in its loop, nor a value more in its registers.)
+		var e, node int
+		if article {
+			e, node = walkLetters(t, start, true)
+		} else {
+			e, node = walkLetters(t, start, false)
+		}
 		s.reads += e - start + 2
 		if e >= len(t) || t[e] >= 0x80 {
 			return 0, false
@@ -727,23 +738,23 @@ func (s *scanner) englishRun(r *spelledRun, first lexeme, j int, chain bool) (re
 			break // no word, letters running into digits, or no English word
 		}
 		w := p.en
-		lex[n] = w
+		s.words[n] = w
 		n++
 		end, article = e, false
 		if w.kind != lexArticle {
 			r.follow = start
 		}
 		if w.kind == lexAnd || w.kind == lexArticle {
-			if !openEnd(lex[:n]) {
+			if !openEnd(s.words[:n]) {
 				break
 			}
-		} else if v, ok := parseNumber(lex[:n]); ok {
+		} else if v, ok := parseNumber(s.words[:n]); ok {
 			r.val, r.best, r.words = v, end, n
 		} else {
 			break
 		}
 	}
-	if chain {
+	if r.chain {
 		return end, true
 	}
 	return 0, true
