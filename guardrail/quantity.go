@@ -662,7 +662,9 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 		f = qPeriod
 		if c == ' ' {
 			f = 0
-			if periodSpaced.starts(s.ascii(t.end+1)) && (!fast || s.may(periodSpaced, t.end+1)) {
+			// (quantityAfter tells periodSpaced.starts by a byte of
+			// the rune, with no tables of the set to index.)
+			if quantityAfter[1][uint8(s.ascii(t.end+1))]&qPeriod != 0 && (!fast || s.may(periodSpaced, t.end+1)) {
 				f = qPeriod
 			}
 		}
