@@ -1582,7 +1582,6 @@ func (s *scanner) nationalPhone(t *token, i, k int) (end int, ok bool) {
 			w, g = w+m, k+1+m
 		}
 		end = g
-		groups := 0 // after a space
 		for last := len(r) - 9; r[g] == ' ' || r[g] == '-' && hyphen; {
 			if g > last {
 				goto general
@@ -1596,11 +1595,13 @@ func (s *scanner) nationalPhone(t *token, i, k int) (end int, ok bool) {
 				break
 			}
 			put64((*[8]byte)(b[w&15:]), x) // after at most 10 digits
-			w, g, groups = w+m, g+1+m, groups+1
+			w, g = w+m, g+1+m
 			end = g
 		}
 		s.reads += g + 9 - i
-		if w < 7 || !hyphen && groups < 3 {
+		// After a space, each group read took its digits and a space,
+		// and the area code its digits: g-i-w groups.
+		if w < 7 || !hyphen && g-i-w < 3 {
 			return 0, false
 		}
 		c, ok := s.keepForm(form, w)
