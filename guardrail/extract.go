@@ -1810,8 +1810,10 @@ func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
 	if c != '.' && c != ',' || k+2 >= len(x) || x[k+1]-'0' >= 10 {
 		return false
 	}
-	g := k + 2 // the group is [k+1,g)
-	for g < len(x) && x[g]-'0' < 10 {
+	// The group is [k+1,g); g is compared unsigned, so that the byte
+	// read needs no test of its bounds.
+	g := k + 2
+	for uint(g) < uint(len(x)) && x[g]-'0' < 10 {
 		g++
 	}
 	if g+1 >= len(x) {
@@ -1879,7 +1881,7 @@ func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
 			break
 		}
 		e := g + 2
-		for e < len(x) && x[e]-'0' < 10 {
+		for uint(e) < uint(len(x)) && x[e]-'0' < 10 {
 			e++
 		}
 		if e+1 >= len(x) {
