@@ -1377,12 +1377,13 @@ func (s *scanner) date(t *token, i, k int, sep rune) bool {
 // clock reads a time of day, H:MM or HH:MM with an optional :SS, into t;
 // the hour is [i,k), one or two digits before a ':'.
 func (s *scanner) clock(t *token, i, k int) bool {
-	if r := s.t; fast && k-i == 2 && k+6 <= len(r) {
+	if r := s.t; fast && k-i == 2 && i >= 2 && k+4 <= len(r) {
 		// Most times: HH:MM, then a byte in the text that neither
 		// lengthens the minutes nor starts seconds (no digit, nor ':',
-		// which is '0'+10), all in the eight bytes from i, read at once.
-		// The reads below find the same within the text.
-		if x := le64at(r, i); byte(x>>40)-'0' > 10 {
+		// which is '0'+10), read at once: the eight bytes that end with
+		// that byte, shifted to start at the hour (x). The reads below
+		// find the same within the text.
+		if x := le64at(r, i-2) >> 16; byte(x>>40)-'0' > 10 {
 			s.reads += 4
 			m1, m2 := byte(x>>24)-'0', byte(x>>32)-'0'
 			if m1 >= 10 || m2 >= 10 {

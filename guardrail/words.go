@@ -634,7 +634,7 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte, run *spel
 	if best == 0 || val < 2 {
 		return false
 	}
-	*t = token{start: i, end: best, canon: ref{int32(val), -1}, kind: kWords}
+	t.set(i, best, ref{int32(val), -1}, kWords)
 	if val >= 100 {
 		t.canon = s.keep([]byte(strconv.FormatInt(val, 10)))
 	}
