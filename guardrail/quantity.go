@@ -573,12 +573,14 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 		}
 	}
 	if end > 0 {
+		// (The sign is right after the number, end == k+1, just when j
+		// == k: a percent word comes after a space.)
 		switch r := t.canon; {
-		case fast && end == k+1 && r.at >= 0 && r.n > 0 && int(r.at+r.n) < len(s.f.src) && s.f.src[r.at+r.n] == '%':
+		case fast && j == k && r.at >= 0 && r.n > 0 && int(r.at+r.n) < len(s.f.src) && s.f.src[r.at+r.n] == '%':
 			// The canonical form stands in the text, with the sign
 			// right after it: that makes the percent's.
 			t.canon.n++
-		case fast && end != k+1:
+		case fast && j != k:
 			// Kept with a '%' after the canonical form when that is
 			// the last form kept ("12,5 %": "12.5"), which extends it,
 			// else after a copy of it.
@@ -601,7 +603,7 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			}
 		default:
 			s.buf = append(append(s.buf[:0], s.str(r)...), '%')
-			if end == k+1 {
+			if j == k {
 				t.canon = s.intern(s.buf, t.start)
 			} else {
 				t.canon = s.keep(s.buf) // the text spells no percent so
