@@ -722,7 +722,7 @@ func (s *scanner) englishRun(r *spelledRun, first lexeme, j int, chain bool) (re
 			e, node = walkLetters(t, start, false)
 		}
 		s.reads += e - start + 2
-		if e >= len(t) || t[e] >= 0x80 {
+		if uint(e) >= uint(len(t)) || t[e] >= 0x80 { // (unsigned: no bounds to check)
 			return 0, false
 		}
 		p := &partNodes[node]
