@@ -702,7 +702,8 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 }
 
 // quantityAfter tells what quantity reads after a number by the rune
-// right after it ([0]) or after a space after it ([1]), as ascii reads it
+// right after it ([0]) or after a space after it ([1]) (and, for spelled,
+// whether a point word may follow a spelled-out number), as ascii reads it
 // (a byte of it, uint8(c)): the ASCII runes (of either case) that begin
 // something it reads; at 0x80, a rune beyond ASCII (notASCII), which may
 // begin a word of a set, as wordSet.starts takes it, but no scale word
@@ -716,7 +717,8 @@ var quantityAfter = func() (t [2][0x100]uint8) {
 		f  uint8
 		ws *wordSet
 	}{{1, qPercentWord, percentWords}, {0, qGlued, gluedScales}, {0, qScale, scaleWords},
-		{1, qScale, scaleWords}, {0, qUnit, unitWords}, {1, qUnit, unitWords}, {1, qPeriod, periodSpaced}} {
+		{1, qScale, scaleWords}, {0, qUnit, unitWords}, {1, qUnit, unitWords}, {1, qPeriod, periodSpaced},
+		{1, qPoint, pointWords}} {
 		for b := range notASCII + 1 {
 			if m.ws.starts(b) {
 				t[m.at][b] |= m.f
@@ -739,6 +741,7 @@ const (
 	qScale                   // a scale word
 	qUnit                    // a unit or currency
 	qPeriod                  // what the quantity is per, after '/' or a space
+	qPoint                   // the decimals of a spelled-out number, after a space (for spelled)
 )
 
 // scale multiplies the number by the power of ten of scale word w (and

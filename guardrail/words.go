@@ -643,7 +643,8 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte, run *spel
 	// them begins with an English number word but "a" (see
 	// TestNumberWordsBeginNoQuantity).
 	if follow != best+1 || s.t[best] != ' ' {
-		if s.ascii(t.end) == ' ' && pointWords.starts(s.ascii(t.end+1)) {
+		// (quantityAfter tells pointWords.starts by a byte of the rune.)
+		if s.ascii(t.end) == ' ' && quantityAfter[1][uint8(s.ascii(t.end+1))]&qPoint != 0 {
 			if frac, e, ok := s.spelledFraction(t.end + 1); ok {
 				t.canon, t.end = s.keep([]byte(decimal(s.str(t.canon), frac))), e
 			}
