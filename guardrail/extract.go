@@ -1394,15 +1394,21 @@ func (s *scanner) date(t *token, i, k int, sep rune) bool {
 	if sep != '-' && sep != '/' && sep != '.' {
 		return false
 	}
-	if r := s.t; fast && uint(k+6) < uint(len(r)) {
+	if r := s.t; fast && k+8 <= len(r) {
 		// Most dates: two digits for the month and two for the day, then
-		// a byte in the text that is no digit. The reads below find the
-		// same within the text; read as bytes instead.
-		w := r[k : k+7]
-		m1, m2, d1, d2 := w[1]-'0', w[2]-'0', w[4]-'0', w[5]-'0'
-		if m1 < 10 && m2 < 10 && d1 < 10 && d2 < 10 && w[3] == byte(sep) && w[6]-'0' >= 10 {
+		// a byte in the text that is no digit, all in the eight bytes
+		// from k (the separator), read at once. The reads below find the
+		// same within the text. The digits are told as digitBytes tells
+		// them: the high bit of each byte of d is set where x holds no
+		// digit, exactly up to the first byte that carries (none does
+		// before the day's last digit where all four are digits and the
+		// separators one of '-', '/', '.').
+		x := le64at(r, k)
+		v := x ^ '0'*ones
+		d := ((v + 0x76*ones) | v) & 0x0080_8080_0080_8000 // the bytes of MM, DD and the byte after
+		if d == 0x0080_0000_0000_0000 && byte(x>>24) == byte(sep) {
 			s.reads += 7
-			month, day := m1*10+m2, d1*10+d2
+			month, day := byte(v>>8)*10+byte(v>>16), byte(v>>32)*10+byte(v>>40)
 			if month < 1 || month > 12 || day < 1 || day > 31 {
 				return false
 			}
@@ -1445,24 +1451,23 @@ func (s *scanner) date(t *token, i, k int, sep rune) bool {
 // clock reads a time of day, H:MM or HH:MM with an optional :SS, into t;
 // the hour is [i,k), one or two digits before a ':'.
 func (s *scanner) clock(t *token, i, k int) bool {
-	if r := s.t; fast && uint(k+3) < uint(len(r)) {
-		// Most times: H:MM or HH:MM, then a byte in the text that
-		// neither lengthens the minutes nor starts seconds. The reads
-		// below find the same within the text; read as bytes instead.
-		if w := r[k : k+4]; w[3]-'0' >= 10 && w[3] != ':' {
+	if r := s.t; fast && k-i == 2 && i >= 2 && k+4 <= len(r) {
+		// Most times: HH:MM, then a byte in the text that neither
+		// lengthens the minutes nor starts seconds (no digit, nor ':',
+		// which is '0'+10), read at once: the eight bytes that end with
+		// that byte, shifted to start at the hour (x). The reads below
+		// find the same within the text.
+		if x := le64at(r, i-2) >> 16; byte(x>>40)-'0' > 10 {
 			s.reads += 4
-			m1, m2 := w[1]-'0', w[2]-'0'
+			m1, m2 := byte(x>>24)-'0', byte(x>>32)-'0'
 			if m1 >= 10 || m2 >= 10 {
 				return false // fewer than two digits for the minutes
 			}
-			hour := int(r[k-1] - '0')
-			if k-i == 2 {
-				hour += int(r[i]-'0') * 10
-			}
+			hour := int(byte(x)-'0')*10 + int(byte(x>>8)-'0')
 			if hour > 24 || m1 > 5 {
 				return false
 			}
-			if k-i == 2 && k+3 <= s.inPlace {
+			if k+3 <= s.inPlace {
 				t.set(i, k+3, ref{int32(i), 5}, kTime) // as written, as intern would find
 				return true
 			}
@@ -1656,7 +1661,6 @@ func (s *scanner) nationalPhone(t *token, i, k int) (end int, ok bool) {
 			w, g = w+m, k+1+m
 		}
 		end = g
-		groups := 0 // after a space
 		for last := len(r) - 9; r[g] == ' ' || r[g] == '-' && hyphen; {
 			if g > last {
 				goto general
@@ -1670,11 +1674,13 @@ func (s *scanner) nationalPhone(t *token, i, k int) (end int, ok bool) {
 				break
 			}
 			put64((*[8]byte)(b[w&15:]), x) // after at most 10 digits
-			w, g, groups = w+m, g+1+m, groups+1
+			w, g = w+m, g+1+m
 			end = g
 		}
 		s.reads += g + 9 - i
-		if w < 7 || !hyphen && groups < 3 {
+		// After a space, each group read took its digits and a space,
+		// and the area code its digits: g-i-w groups.
+		if w < 7 || !hyphen && g-i-w < 3 {
 			return 0, false
 		}
 		c, ok := s.keepForm(form, w)
@@ -1879,8 +1885,10 @@ func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
 	if c != '.' && c != ',' || k+2 >= len(x) || x[k+1]-'0' >= 10 {
 		return false
 	}
-	g := k + 2 // the group is [k+1,g)
-	for g < len(x) && x[g]-'0' < 10 {
+	// The group is [k+1,g); g is compared unsigned, so that the byte
+	// read needs no test of its bounds.
+	g := k + 2
+	for uint(g) < uint(len(x)) && x[g]-'0' < 10 {
 		g++
 	}
 	if g+1 >= len(x) {
@@ -1948,7 +1956,7 @@ func (s *scanner) thousands(t *token, i, k int, c rune, g int) bool {
 			break
 		}
 		e := g + 2
-		for e < len(x) && x[e]-'0' < 10 {
+		for uint(e) < uint(len(x)) && x[e]-'0' < 10 {
 			e++
 		}
 		if e+1 >= len(x) {

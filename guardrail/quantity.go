@@ -306,13 +306,17 @@ func (s *scanner) readLetters(ws *wordSet, i int) (code uint8, end int) {
 	x := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
 	k := letterRun(x)
 	c := byte(x >> k)
-	if k == 0 || c >= 0x80 || asciiClass[c]&classLetter != 0 {
+	// The byte after a run of fewer than seven bytes is an ASCII rune
+	// that is no letter (see letterRun; a carry from a byte of 0xFB or
+	// more may end the run elsewhere, but such a run holds no key, and
+	// is left to read below); after seven, it may be anything.
+	if k == 0 || k == 56 && (c >= 0x80 || asciiClass[c]&classLetter != 0) {
 		return 0, -1
 	}
 	// (The key holds a byte beyond ASCII where the run does.)
 	key := (x | 0x20*ones) & (1<<k - 1)
 	for h := letterSlot(key); c-'0' >= 10; h++ {
-		if e := keys[h]; e&(1<<56-1) == key || e == 0 {
+		if e := keys[h]; (e^key)<<8 == 0 || e == 0 {
 			if e != 0 && (key&(0x80*ones) == 0 || leadsStand(x, key)) {
 				s.reads += k>>3 + 1
 				return uint8(e >> 56), i + k>>3
@@ -569,12 +573,14 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 		}
 	}
 	if end > 0 {
+		// (The sign is right after the number, end == k+1, just when j
+		// == k: a percent word comes after a space.)
 		switch r := t.canon; {
-		case fast && end == k+1 && r.at >= 0 && r.n > 0 && int(r.at+r.n) < len(s.f.src) && s.f.src[r.at+r.n] == '%':
+		case fast && j == k && r.at >= 0 && r.n > 0 && int(r.at+r.n) < len(s.f.src) && s.f.src[r.at+r.n] == '%':
 			// The canonical form stands in the text, with the sign
 			// right after it: that makes the percent's.
 			t.canon.n++
-		case fast && end != k+1:
+		case fast && j != k:
 			// Kept with a '%' after the canonical form when that is
 			// the last form kept ("12,5 %": "12.5"), which extends it,
 			// else after a copy of it.
@@ -597,7 +603,7 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			}
 		default:
 			s.buf = append(append(s.buf[:0], s.str(r)...), '%')
-			if end == k+1 {
+			if j == k {
 				t.canon = s.intern(s.buf, t.start)
 			} else {
 				t.canon = s.keep(s.buf) // the text spells no percent so
@@ -658,7 +664,9 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 		f = qPeriod
 		if c == ' ' {
 			f = 0
-			if periodSpaced.starts(s.ascii(t.end+1)) && (!fast || s.may(periodSpaced, t.end+1)) {
+			// (quantityAfter tells periodSpaced.starts by a byte of
+			// the rune, with no tables of the set to index.)
+			if quantityAfter[1][uint8(s.ascii(t.end+1))]&qPeriod != 0 && (!fast || s.may(periodSpaced, t.end+1)) {
 				f = qPeriod
 			}
 		}
@@ -694,7 +702,8 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 }
 
 // quantityAfter tells what quantity reads after a number by the rune
-// right after it ([0]) or after a space after it ([1]), as ascii reads it
+// right after it ([0]) or after a space after it ([1]) (and, for spelled,
+// whether a point word may follow a spelled-out number), as ascii reads it
 // (a byte of it, uint8(c)): the ASCII runes (of either case) that begin
 // something it reads; at 0x80, a rune beyond ASCII (notASCII), which may
 // begin a word of a set, as wordSet.starts takes it, but no scale word
@@ -708,7 +717,8 @@ var quantityAfter = func() (t [2][0x100]uint8) {
 		f  uint8
 		ws *wordSet
 	}{{1, qPercentWord, percentWords}, {0, qGlued, gluedScales}, {0, qScale, scaleWords},
-		{1, qScale, scaleWords}, {0, qUnit, unitWords}, {1, qUnit, unitWords}, {1, qPeriod, periodSpaced}} {
+		{1, qScale, scaleWords}, {0, qUnit, unitWords}, {1, qUnit, unitWords}, {1, qPeriod, periodSpaced},
+		{1, qPoint, pointWords}} {
 		for b := range notASCII + 1 {
 			if m.ws.starts(b) {
 				t[m.at][b] |= m.f
@@ -731,6 +741,7 @@ const (
 	qScale                   // a scale word
 	qUnit                    // a unit or currency
 	qPeriod                  // what the quantity is per, after '/' or a space
+	qPoint                   // the decimals of a spelled-out number, after a space (for spelled)
 )
 
 // scale multiplies the number by the power of ten of scale word w (and

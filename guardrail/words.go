@@ -634,7 +634,7 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte, run *spel
 	if best == 0 || val < 2 {
 		return false
 	}
-	*t = token{start: i, end: best, canon: ref{int32(val), -1}, kind: kWords}
+	t.set(i, best, ref{int32(val), -1}, kWords)
 	if val >= 100 {
 		t.canon = s.keep([]byte(strconv.FormatInt(val, 10)))
 	}
@@ -643,7 +643,8 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte, run *spel
 	// them begins with an English number word but "a" (see
 	// TestNumberWordsBeginNoQuantity).
 	if follow != best+1 || s.t[best] != ' ' {
-		if s.ascii(t.end) == ' ' && pointWords.starts(s.ascii(t.end+1)) {
+		// (quantityAfter tells pointWords.starts by a byte of the rune.)
+		if s.ascii(t.end) == ' ' && quantityAfter[1][uint8(s.ascii(t.end+1))]&qPoint != 0 {
 			if frac, e, ok := s.spelledFraction(t.end + 1); ok {
 				t.canon, t.end = s.keep([]byte(decimal(s.str(t.canon), frac))), e
 			}
@@ -669,6 +670,7 @@ const maxWords = 12
 type spelledRun struct {
 	val                 int64
 	best, words, follow int
+	chain               bool // englishRun's chain, while it reads (see there)
 }
 
 // englishRun is the loop of spelled for English number words in ASCII
@@ -686,8 +688,11 @@ type spelledRun struct {
 // rest is where that compound goes on beyond them (0: it ends before), for
 // word to read on with asciiCompound.
 func (s *scanner) englishRun(r *spelledRun, first lexeme, j int, chain bool) (rest int, ok bool) {
-	t, end, lex, n := s.t, j, &s.words, 1
-	lex[0] = first
+	t, end, n := s.t, j, 1
+	s.words[0] = first
+	// chain is kept in r while the loop reads, not in a register: the
+	// walks' loops keep their values in registers, none reloaded.
+	r.chain = chain
 	article := false // after a first "a": only "hundred" or a scale word may follow
 	switch first.kind {
 	case lexAnd:
@@ -703,15 +708,22 @@ func (s *scanner) englishRun(r *spelledRun, first lexeme, j int, chain bool) (re
 		}
 		sep := t[end]
 		if sep != '-' {
-			chain = false
+			r.chain = false
 			if sep != ' ' {
 				break
 			}
 		}
 		start := end + 1
-		e, node := walkLetters(t, start, article)
+		// (Two walks, each inlined: the one for most words has no test
+		// of article in its loop, nor a value more in its registers.)
+		var e, node int
+		if article {
+			e, node = walkLetters(t, start, true)
+		} else {
+			e, node = walkLetters(t, start, false)
+		}
 		s.reads += e - start + 2
-		if e >= len(t) || t[e] >= 0x80 {
+		if uint(e) >= uint(len(t)) || t[e] >= 0x80 { // (unsigned: no bounds to check)
 			return 0, false
 		}
 		p := &partNodes[node]
@@ -727,23 +739,23 @@ func (s *scanner) englishRun(r *spelledRun, first lexeme, j int, chain bool) (re
 			break // no word, letters running into digits, or no English word
 		}
 		w := p.en
-		lex[n] = w
+		s.words[n] = w
 		n++
 		end, article = e, false
 		if w.kind != lexArticle {
 			r.follow = start
 		}
 		if w.kind == lexAnd || w.kind == lexArticle {
-			if !openEnd(lex[:n]) {
+			if !openEnd(s.words[:n]) {
 				break
 			}
-		} else if v, ok := parseNumber(lex[:n]); ok {
+		} else if v, ok := parseNumber(s.words[:n]); ok {
 			r.val, r.best, r.words = v, end, n
 		} else {
 			break
 		}
 	}
-	if chain {
+	if r.chain {
 		return end, true
 	}
 	return 0, true
