@@ -1,7 +1,9 @@
 package guardrail
 
 import (
+	"math/rand/v2"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -132,6 +134,58 @@ func BenchmarkVerify3(b *testing.B) {
 			baselineCheck(answer, have)
 		}
 	})
+}
+
+// BenchmarkCiteQuick fills and grounds 20,000 numbers (fillVerdicts and
+// citeQuick, Verify's fast path after the scan) of keys of 1 to 13 bytes,
+// all stated by one source: in an order the branch predictor cannot learn
+// (varied), and as ten numbers repeated (repeated), as the paragraph of
+// BenchmarkVerify3 repeats. What a number costs more in the first is what
+// the branches taken by its key, its length above all, cost where they
+// are mispredicted, and what the look-ups that miss the cache cost. It
+// reports ns/number.
+func BenchmarkCiteQuick(b *testing.B) {
+	if !fast {
+		b.Skip("the general path has no quick index")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	nums := make([]string, 20000)
+	for k := range nums {
+		switch r.IntN(5) {
+		case 0:
+			nums[k] = strconv.Itoa(r.IntN(10))
+		case 1:
+			nums[k] = strconv.Itoa(r.IntN(1000))
+		case 2:
+			nums[k] = strconv.Itoa(1000 + r.IntN(1000000))
+		case 3:
+			nums[k] = strconv.Itoa(r.IntN(100)) + "," + strconv.Itoa(1+r.IntN(9))
+		default:
+			nums[k] = strconv.FormatInt(r.Int64N(1e12), 10)
+		}
+	}
+	sources := NewSources([]string{strings.Join(nums, " och ")})
+	repeated := make([]string, len(nums))
+	for k := range repeated {
+		repeated[k] = nums[k%10]
+	}
+	for _, c := range []struct {
+		name string
+		nums []string
+	}{{"varied", nums}, {"repeated", repeated}} {
+		b.Run(c.name, func(b *testing.B) {
+			text := strings.Join(c.nums, " och ")
+			s := scanText(text)
+			nvs := make([]NumberVerdict, len(s.toks))
+			tbl := s.quickTable(sources, len(nvs))
+			for b.Loop() {
+				s.fillVerdicts(nvs, text)
+				citeQuick(nvs, tbl)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(nvs)), "ns/number")
+			s.done()
+		})
+	}
 }
 
 // BenchmarkStreamGuard feeds a 2 KB answer a word at a time.
