@@ -101,7 +101,7 @@ type token struct {
 	start, end   int
 	canon        ref
 	kind         kind
-	unit, period uint8 // names[unit], names[period]
+	unit, period uint8 // the codes of the Number's Unit and Period (see names)
 }
 
 // counted is what the small count written as a word of token tok (its
@@ -171,8 +171,8 @@ const (
 	kRange     = KindRange
 )
 
-// names are the units and periods a token holds, by code: names[0] is
-// none; the currencies written before a number come first (usd, eur, gbp).
+// names are the names of the units and periods (Unit), by code: names[0]
+// is none; the currencies written before a number come first (usd, eur, gbp).
 // Every value of the unit and period words has a code (TestNames).
 var names = [...]string{"", "USD", "EUR", "GBP", "SEK", "öre", "KB", "MB", "GB", "TB", "PB",
 	"kbit", "Mbit", "Gbit", "Mbit/s", "Gbit/s", "ms", "second", "minute", "hour", "day",
@@ -217,10 +217,8 @@ func (s *scanner) spans() {
 // fill makes n, a zero Number (every caller's is new), the number of token
 // t of the scan (after spans) of text, the text the scanner's f.src is. A
 // canonical form the scan found spelled in place at the number's own span
-// (see intern) is the number's Text, with no second slice made. It sets
-// the unit and period, most often empty, only when one is not: a pointer
-// written while the GC marks costs a write barrier. (Its caller sets the
-// noun of a small count: see counted.)
+// (see intern) is the number's Text, with no second slice made. (Its
+// caller sets the noun of a small count: see counted.)
 func (s *scanner) fill(n *Number, t *token, text string) {
 	printed := text[t.start:t.end]
 	canon := printed
@@ -228,9 +226,7 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 		canon = s.str(c)
 	}
 	n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
-	if t.unit|t.period != 0 {
-		n.Unit, n.Period = names[t.unit], names[t.period]
-	}
+	n.Unit, n.Period = Unit(t.unit), Unit(t.period)
 }
 
 // fillAll is fill for every token of a scan of text, into out, written
@@ -239,10 +235,8 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 // stack, which the loop read them from before, costs four moves more and
 // keeps no more of them in registers). A canonical form that starts where
 // the number does in the text is a prefix of its Text ("399" of "399
-// kr", or all of it), sliced from it without str; the unit and period are
-// read in one load (the compiler joins the two bytes' loads, used nowhere
-// else). Verify's fast path fills its NumberVerdicts with the same loop
-// (fillVerdicts).
+// kr", or all of it), sliced from it without str. Verify's fast path
+// fills its NumberVerdicts with the same loop (fillVerdicts).
 func (s *scanner) fillAll(out []Number, text string) {
 	toks := s.toks[:len(out)]
 	for k := range out {
@@ -255,9 +249,7 @@ func (s *scanner) fillAll(out []Number, text string) {
 			canon = printed[:m]
 		}
 		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
-		if a := uint16(t.unit) | uint16(t.period)<<8; a != 0 {
-			n.Unit, n.Period = names[uint8(a)], names[a>>8]
-		}
+		n.Unit, n.Period = Unit(t.unit), Unit(t.period)
 	}
 }
 

@@ -16,11 +16,11 @@ func describe(nums []Number) []string {
 	out := make([]string, len(nums))
 	for i, n := range nums {
 		out[i] = fmt.Sprintf("%s %q %s", n.Kind, n.Text, n.Canonical)
-		if n.Unit != "" {
-			out[i] += " " + n.Unit
+		if n.Unit != 0 {
+			out[i] += " " + n.Unit.String()
 		}
-		if n.Period != "" {
-			out[i] += " /" + n.Period
+		if n.Period != 0 {
+			out[i] += " /" + n.Period.String()
 		}
 	}
 	return out

@@ -58,7 +58,7 @@ func (k *Kind) UnmarshalText(b []byte) error {
 	return err
 }
 
-// enumNames are the names of a small integer type's values (Kind, State),
+// enumNames are the names of a small integer type's values (Kind, State, Unit),
 // what their String and JSON are, by value; what names the type in errors.
 type enumNames struct {
 	what  string
@@ -84,6 +84,40 @@ func (e enumNames) index(name []byte) (int, error) {
 	return 0, errors.New("guardrail: unknown " + e.what + " " + strconv.Quote(string(name)))
 }
 
+// Unit is a unit, a currency or a unit of time printed with a number:
+// what a [Number] counts in (its Unit) or is per (its Period). Its text
+// form (String, and so its JSON) is its normalised name: "SEK" for kr,
+// kronor and :-, "EUR" for € and euro, "GB", "day", "month"; the zero Unit
+// is none (""). The units are those of the rule's table (see the README's
+// number rule); a Unit with no name agrees only with none.
+//
+// It is a byte, so that a Number holds its unit and its period beside its
+// Kind, with no pointer for the collector to scan or guard (go vet does
+// not report string(u) for a byte as it does for a Kind).
+type Unit uint8
+
+var unitNames = enumNames{"unit", names[:]}
+
+// String returns the unit's name ("" for none).
+func (u Unit) String() string { return unitNames.name(int(u)) }
+
+// MarshalText returns the unit's name.
+func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
+
+// UnmarshalText reads a unit's name ("" for none).
+func (u *Unit) UnmarshalText(b []byte) error {
+	i, err := unitNames.index(b)
+	*u = Unit(i)
+	return err
+}
+
+// ParseUnit returns the unit named name, as String writes it ("SEK",
+// "month"; "" is none), and whether there is one.
+func ParseUnit(name string) (Unit, bool) {
+	var u Unit
+	return u, u.UnmarshalText([]byte(name)) == nil
+}
+
 // Number is one printed value found in a text.
 //
 // Start and End are byte offsets into the text the number was extracted from,
@@ -93,15 +127,14 @@ type Number struct {
 	Text      string `json:"text"`
 	Canonical string `json:"canonical"`
 	Kind      Kind   `json:"kind"`
-	nounLen   int32  // the length of noun (in Kind's padding)
-	// Unit is the unit or currency printed with the number, normalised
-	// ("SEK" for kr, kronor and :-; "EUR"; "GB"; "day"), and Period what it
-	// is per ("month" for /mån, per month, a month). Empty when none is
-	// printed.
-	Unit   string `json:"unit,omitempty"`
-	Period string `json:"period,omitempty"`
-	Start  int    `json:"start"`
-	End    int    `json:"end"`
+	// Unit is the unit or currency printed with the number ("SEK" for
+	// 399 kr), and Period what it is per ("month" for /mån, per month, a
+	// month): none (0) when none is printed.
+	Unit    Unit  `json:"unit,omitempty"`
+	Period  Unit  `json:"period,omitempty"`
+	nounLen int32 // the length of noun (in the padding after Kind, Unit and Period)
+	Start   int   `json:"start"`
+	End     int   `json:"end"`
 
 	// noun is what a small count written as a word counts ("devic" of
 	// "two devices", see nounAt), as the string of nounLen bytes from

@@ -76,21 +76,10 @@ func ParsePolicy(s string) (Policy, bool) {
 // into names (0: none printed), so that they compare as bytes.
 type attrs struct{ unit, period uint8 }
 
-// attrsOf returns the attrs of n. A unit or period that is not in names
-// (only a Number made by hand has one) gets unnamed, a code no snippet's
-// number has: it agrees only with none, as its string would.
-func attrsOf(n *Number) attrs { return attrs{codeOf(n.Unit), codeOf(n.Period)} }
-
-// unnamed is the code of a unit or period that is not in names.
-const unnamed uint8 = 0xFF
-
-// codeOf returns the code of v in names, or unnamed.
-func codeOf(v string) uint8 {
-	if c := nameCode(v); c != 0 || v == "" {
-		return c
-	}
-	return unnamed
-}
+// attrsOf returns the attrs of n. (A Unit with no name, which only a
+// Number made by hand has, is a code no snippet's number has: it agrees
+// only with none.)
+func attrsOf(n *Number) attrs { return attrs{uint8(n.Unit), uint8(n.Period)} }
 
 // agreeing reports whether one of as may be printed with the same
 // quantity as want: where both print a unit (or a period), it is the same
@@ -645,10 +634,7 @@ func (s *scanner) quickTable(sources []*Source, n int) []quickSlot {
 // fillVerdicts is fillAll for the numbers of nvs, from the tokens of the
 // scan s of answer. (Verify fills them before it looks them up, in
 // citeQuick: one loop for both keeps more values on the stack than two.)
-// It keeps each number's unit and period codes (unit | period<<8) in its
-// Citation until citeQuick writes it, so that citeQuick reads them where
-// it reads the number (one load, not four for its token); check writes
-// the Citation of every number citeQuick leaves.
+// check writes the Citation of every number citeQuick leaves.
 func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 	toks := s.toks[:len(nvs)]
 	for k := range nvs {
@@ -660,11 +646,8 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 		} else {
 			canon = printed[:m]
 		}
-		a := uint16(t.unit) | uint16(t.period)<<8
-		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End, nv.Citation = printed, canon, t.kind, t.start, t.end, int(a)
-		if a != 0 {
-			nv.Unit, nv.Period = names[uint8(a)], names[a>>8]
-		}
+		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = printed, canon, t.kind, t.start, t.end
+		nv.Unit, nv.Period = Unit(t.unit), Unit(t.period)
 	}
 }
 
@@ -722,11 +705,10 @@ func citeQuick(nvs []NumberVerdict, tbl []quickSlot) bool {
 			q := &tbl[j&mask]
 			info := q.info
 			if uint8(info) == uint8(n) && q.head == head && q.tail == tail {
-				// A number that prints no unit and no period (codes 0,
-				// kept in its Citation by fillVerdicts) agrees with any
-				// attrs, and one that prints those the slot names with
-				// those (the commonest of the others).
-				if want := uint16(nv.Citation); want == 0 || want == uint16(info>>16) || agrees(info, attrs{uint8(want), uint8(want >> 8)}) {
+				// A number that prints no unit and no period (codes 0)
+				// agrees with any attrs, and one that prints those the
+				// slot names with those (the commonest of the others).
+				if want := uint16(nv.Unit) | uint16(nv.Period)<<8; want == 0 || want == uint16(info>>16) || agrees(info, attrs{uint8(want), uint8(want >> 8)}) {
 					nv.State, nv.Grounded, nv.Citation = Grounded, true, int(info>>32)
 				} else {
 					all = false

@@ -2,6 +2,8 @@ package guardrail
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -104,28 +106,44 @@ func TestVerifyNoSources(t *testing.T) {
 	}
 }
 
-// A Source compares units and periods by their codes in names: a Number
-// made by hand with a unit that is not in names agrees only with a number
-// that prints none, as its string would.
+// A Unit is its code in names, named by its name (what String and JSON
+// write, what ParseUnit reads). A Source compares units and periods by
+// code: a Number made by hand with a Unit that has no name agrees only
+// with a number that prints none.
 func TestCheckUnits(t *testing.T) {
 	for c, v := range names {
 		if nameCode(v) != uint8(c) {
 			t.Errorf("names[%d] = %q has code %d: names must not repeat", c, v, nameCode(v))
 		}
+		if u, ok := ParseUnit(v); !ok || u != Unit(c) || u.String() != v {
+			t.Errorf("ParseUnit(%q) = %d, %v; want %d named %q", v, u, ok, c, v)
+		}
 	}
+	if u, ok := ParseUnit("kronor"); ok {
+		t.Errorf("ParseUnit(kronor) = %v, true: only normalised names parse", u)
+	}
+	unit := func(name string) Unit {
+		u, ok := ParseUnit(name)
+		if !ok {
+			t.Fatalf("ParseUnit(%q): no such unit", name)
+		}
+		return u
+	}
+	nameless := Unit(len(names))
 	src := NewSources([]string{"Premium: 399 kr/månad", "Basic 99"})
 	for _, tc := range []struct {
 		n    Number
 		cite int
 	}{
 		{Number{Canonical: "399"}, 0},
-		{Number{Canonical: "399", Unit: "SEK"}, 0},
-		{Number{Canonical: "399", Unit: "SEK", Period: "month"}, 0},
-		{Number{Canonical: "399", Unit: "EUR"}, -1},
-		{Number{Canonical: "399", Unit: "kronor"}, -1}, // not a unit's code
-		{Number{Canonical: "399", Period: "fortnight"}, -1},
-		{Number{Canonical: "99", Unit: "kronor"}, 1},
-		{Number{Canonical: "99", Unit: "kronor", Period: "fortnight"}, 1},
+		{Number{Canonical: "399", Unit: unit("SEK")}, 0},
+		{Number{Canonical: "399", Unit: unit("SEK"), Period: unit("month")}, 0},
+		{Number{Canonical: "399", Unit: unit("EUR")}, -1},
+		{Number{Canonical: "399", Period: unit("year")}, -1},
+		{Number{Canonical: "399", Unit: nameless}, -1},
+		{Number{Canonical: "399", Period: nameless}, -1},
+		{Number{Canonical: "99", Unit: nameless}, 1},
+		{Number{Canonical: "99", Unit: unit("EUR"), Period: nameless}, 1},
 	} {
 		if v := Check(tc.n, src); v.Citation != tc.cite || v.Grounded != (tc.cite >= 0) {
 			t.Errorf("Check(%+v) = %+v, want citation %d", tc.n, v, tc.cite)
@@ -133,6 +151,21 @@ func TestCheckUnits(t *testing.T) {
 		if g := src[0].Grounds(tc.n); g != (tc.cite == 0) {
 			t.Errorf("Grounds(%+v) = %v", tc.n, g)
 		}
+	}
+	b, _ := json.Marshal(Number{Canonical: "399", Unit: unit("SEK"), Period: unit("month")})
+	var n Number
+	if err := json.Unmarshal(b, &n); !strings.Contains(string(b), `"unit":"SEK","period":"month"`) ||
+		err != nil || n.Unit != unit("SEK") || n.Period != unit("month") {
+		t.Errorf("JSON %s read back as %+v, %v: want the unit and the period by name", b, n, err)
+	}
+	if b, _ := json.Marshal(Number{Canonical: "399"}); strings.Contains(string(b), "unit") {
+		t.Errorf("JSON %s: a number without a unit has none in JSON", b)
+	}
+	if err := json.Unmarshal([]byte(`{"unit":"kronor"}`), &n); err == nil {
+		t.Error(`JSON "unit":"kronor" read: a unit's JSON is its normalised name`)
+	}
+	if got := nameless.String(); got != "unit"+strconv.Itoa(len(names)) {
+		t.Errorf("a Unit with no name prints %q", got)
 	}
 }
 

@@ -69,13 +69,13 @@ func (e *enc) number(n guardrail.Number) {
 	e.str(n.Canonical)
 	e.key("kind", false)
 	e.str(n.Kind.String())
-	if n.Unit != "" {
+	if n.Unit != 0 {
 		e.key("unit", false)
-		e.str(n.Unit)
+		e.str(n.Unit.String())
 	}
-	if n.Period != "" {
+	if n.Period != 0 {
 		e.key("period", false)
-		e.str(n.Period)
+		e.str(n.Period.String())
 	}
 	e.key("start", false)
 	e.integer(n.Start)

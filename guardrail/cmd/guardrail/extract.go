@@ -84,11 +84,11 @@ func formatNumber(n guardrail.Number) string {
 	b.WriteString(strconv.Itoa(n.Start))
 	b.WriteByte('-')
 	b.WriteString(strconv.Itoa(n.End))
-	if n.Unit != "" || n.Period != "" {
+	if n.Unit != 0 || n.Period != 0 {
 		b.WriteByte('\t')
-		b.WriteString(escapeField(n.Unit))
-		if n.Period != "" {
-			b.WriteString("/" + n.Period)
+		b.WriteString(n.Unit.String()) // (a unit's name needs no escape)
+		if n.Period != 0 {
+			b.WriteString("/" + n.Period.String())
 		}
 	}
 	b.WriteByte('\n')

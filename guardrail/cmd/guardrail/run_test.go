@@ -88,13 +88,15 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestFormatNumberEscapes(t *testing.T) {
-	n := guardrail.Number{Text: "1\t0\\0\n", Canonical: "100", Kind: guardrail.KindGrouped, Unit: "k\rr", Start: 3, End: 9}
+	sek, _ := guardrail.ParseUnit("SEK")
+	month, _ := guardrail.ParseUnit("month")
+	n := guardrail.Number{Text: "1\t0\\0\n", Canonical: "100", Kind: guardrail.KindGrouped, Unit: sek, Period: month, Start: 3, End: 9}
 	got := formatNumber(n)
-	want := "grouped\t1\\t0\\\\0\\n\t100\t3-9\tk\\rr\n"
+	want := "grouped\t1\\t0\\\\0\\n\t100\t3-9\tSEK/month\n"
 	if got != want {
 		t.Errorf("formatNumber = %q, want %q", got, want)
 	}
-	n.Unit = ""
+	n.Unit, n.Period = 0, 0
 	if got := formatNumber(n); strings.Count(got, "\t") != 3 || strings.Count(got, "\n") != 1 {
 		t.Errorf("formatNumber without unit = %q: want 4 fields on one line", got)
 	}
