@@ -3,9 +3,11 @@ package guardrail
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
+	"unsafe"
 )
 
 // want is one expected number: "kind text canonical", then its unit and
@@ -233,5 +235,26 @@ func TestNumbersOutliveTheScanner(t *testing.T) {
 	}
 	if got := describe(first); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("the numbers of a scan changed with later scans:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A text full of numbers makes a token for each, and a Number (or, in
+// Verify, a NumberVerdict) that is allocated, zeroed, filled and scanned
+// by the collector: their sizes are kept where they were made small.
+func TestSizes(t *testing.T) {
+	if strconv.IntSize != 64 {
+		t.Skip("sizes are kept for 64-bit platforms")
+	}
+	for _, c := range []struct {
+		what      string
+		got, want uintptr
+	}{
+		{"Number", unsafe.Sizeof(Number{}), 64},
+		{"NumberVerdict", unsafe.Sizeof(NumberVerdict{}), 80},
+		{"token", unsafe.Sizeof(token{}), 32},
+	} {
+		if c.got != c.want {
+			t.Errorf("a %s is %d bytes, want %d", c.what, c.got, c.want)
+		}
 	}
 }

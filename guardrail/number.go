@@ -138,10 +138,10 @@ type Number struct {
 
 	// noun is what a small count written as a word counts ("devic" of
 	// "two devices", see nounAt), as the string of nounLen bytes from
-	// noun (none when nounLen is 0): only check reads it. A pointer and a
-	// length kept in Kind's padding make a Number, and a NumberVerdict,
-	// 8 bytes smaller than a string would, and Verify allocates and fills
-	// one for every number of an answer. The bytes are a string's (the
+	// noun (none when nounLen is 0): only check reads it. A pointer, and
+	// a length in the word of Kind, Unit and Period, make a Number (64
+	// bytes), and a NumberVerdict, 8 bytes smaller than a string would,
+	// and Verify allocates and fills one for every number of an answer. The bytes are a string's (the
 	// scan's str made them: they are never written again), and noun
 	// keeps them alive as the string would.
 	noun *byte
