@@ -124,6 +124,25 @@ func (t *token) set(start, end int, canon ref, k kind) {
 	t.start, t.end, t.canon, t.kind = start, end, canon, k
 }
 
+// add appends to s.toks the number of kind k over [start,end) with the
+// canonical form canon, and nothing more, as set makes it, writing its
+// fields in place: an append of a token literal makes the token on the
+// stack, zeroed, and copies it. (Each field is written, the unit and period
+// too, so that a token of an earlier scan where the scanner's toks reach
+// leaves nothing in it; the token's padding holds nothing read. Small
+// enough to inline: append grows toks, once in a while.)
+func (s *scanner) add(start, end int, canon ref, k kind) {
+	var t *token
+	if n := len(s.toks); n < cap(s.toks) {
+		t = &s.toks[:n+1][n]
+		s.toks = s.toks[:n+1]
+	} else {
+		s.toks = append(s.toks, token{})
+		t = &s.toks[n]
+	}
+	t.start, t.end, t.canon, t.kind, t.unit, t.period = start, end, canon, k, 0, 0
+}
+
 // ref is a string the scanner made: n bytes at byte offset at of the
 // source text when at >= 0, else at ^at of the scan's canons; when n is -1,
 // the decimal form of at, a number below 100 (most numbers spelled out).
@@ -1108,9 +1127,9 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			}
 		}
 		if k <= s.inPlace {
-			s.toks = append(s.toks, token{start: i, end: k, canon: ref{int32(i), int32(k - i)}, kind: kInteger}) // as digitString does, without a call
+			s.add(i, k, ref{int32(i), int32(k - i)}, kInteger) // as digitString does, without a call
 		} else {
-			s.toks = append(s.toks, token{start: i, end: k, canon: s.digitString(i, k), kind: kInteger})
+			s.add(i, k, s.digitString(i, k), kInteger)
 		}
 		if e > 0 {
 			i, k = k+1, e // the run after the space, read already
