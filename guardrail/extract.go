@@ -1538,6 +1538,19 @@ func (s *scanner) intlPhone(t *token, i int) (end int, ok bool) {
 		// leaves to it (having kept nothing) a group whose bytes reach
 		// into the last eight of the text, and a run of seven digits or
 		// more.
+		//
+		// The groups end at the first two bytes in a row that are no
+		// digits at the latest (a separator is followed by a digit). When
+		// two such bytes come among the eight after the first digit, and
+		// a byte that is no digit among the first six of these, fewer
+		// than seven digits come before them: the number is none ("+1 1
+		// 1 1 +1"), told at once without reading its groups. (The groups
+		// hold no seven digits in a row, which the general path would
+		// read, and end before the last eight bytes.)
+		if nd := nonDigits(le64at(r, i+2)); nd&(nd>>8) != 0 && nd&(0x80*ones>>16) != 0 {
+			s.reads += bits.TrailingZeros64(nd&(nd>>8))>>3 + 11 // up to the two, and eight bytes after, as below
+			return 0, false
+		}
 		x := le64at(r, i+1) // the first group: scan calls intlPhone at a digit after the '+'
 		m := digitBytes(x)
 		if m == 7 {
@@ -1766,6 +1779,17 @@ func digitBytes(x uint64) int {
 	v := x ^ '0'*ones
 	other := ((v + 0x76*ones) | v) & (0x80 * ones)
 	return bits.TrailingZeros64(other|1<<63) >> 3
+}
+
+// nonDigits returns x, eight bytes of a text, with the high bit of each byte
+// that is no ASCII digit set and every other bit clear. Unlike digitBytes,
+// it tells each byte exactly: xor-ed with '0', a digit reads 0–9; adding
+// 0x76 to the low seven bits sets the high bit of a byte from 10 up, with
+// no carry out of any byte, and or-ing in the byte itself that of one from
+// 0x80 up.
+func nonDigits(x uint64) uint64 {
+	v := x ^ '0'*ones
+	return ((v&(0x7F*ones) + 0x76*ones) | v) & (0x80 * ones)
 }
 
 // le64at returns the eight bytes of t from i, which i+8 <= len(t) must
