@@ -252,23 +252,28 @@ func (s *scanner) fill(n *Number, t *token, text string) {
 // out for the fast path: a loop that calls nothing (str is inlined). It
 // reads each token's fields where they are (a copy of the token on the
 // stack, which the loop read them from before, costs four moves more and
-// keeps no more of them in registers). A canonical form that starts where
-// the number does in the text is a prefix of its Text ("399" of "399
-// kr", or all of it), sliced from it without str. Verify's fast path
-// fills its NumberVerdicts with the same loop (fillVerdicts).
+// keeps no more of them in registers), and writes the span, kind, unit
+// and period first, from the span it keeps (its bounds are read once, not
+// again after the writes) and the kind, unit and period in one load and
+// one store (they lie as in a Number), so that the loop keeps the text's
+// length in a register. A canonical form that starts where the number
+// does in the text is a prefix of its Text ("399" of "399 kr", or all of
+// it), sliced from it without str. Verify's fast path fills its
+// NumberVerdicts with the same loop (fillVerdicts).
 func (s *scanner) fillAll(out []Number, text string) {
 	toks := s.toks[:len(out)]
-	for k := range out {
+	for k := range toks {
 		n, t := &out[k], &toks[k]
-		printed := text[t.start:t.end]
+		start, end := t.start, t.end
+		n.Start, n.End, n.Kind, n.Unit, n.Period = start, end, t.kind, Unit(t.unit), Unit(t.period)
+		printed := text[start:end]
 		canon := printed
-		if c, m := t.canon, int(t.canon.n); c.at != int32(t.start) || uint(m) > uint(len(printed)) {
+		if c, m := t.canon, int(t.canon.n); c.at != int32(start) || uint(m) > uint(len(printed)) {
 			canon = s.str(c)
 		} else {
 			canon = printed[:m]
 		}
-		n.Text, n.Canonical, n.Kind, n.Start, n.End = printed, canon, t.kind, t.start, t.end
-		n.Unit, n.Period = Unit(t.unit), Unit(t.period)
+		n.Text, n.Canonical = printed, canon
 	}
 }
 

@@ -637,17 +637,18 @@ func (s *scanner) quickTable(sources []*Source, n int) []quickSlot {
 // check writes the Citation of every number citeQuick leaves.
 func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 	toks := s.toks[:len(nvs)]
-	for k := range nvs {
+	for k := range toks {
 		nv, t := &nvs[k], &toks[k]
-		printed := answer[t.start:t.end]
+		start, end := t.start, t.end
+		nv.Start, nv.End, nv.Kind, nv.Unit, nv.Period = start, end, t.kind, Unit(t.unit), Unit(t.period)
+		printed := answer[start:end]
 		canon := printed
-		if c, m := t.canon, int(t.canon.n); c.at != int32(t.start) || uint(m) > uint(len(printed)) {
+		if c, m := t.canon, int(t.canon.n); c.at != int32(start) || uint(m) > uint(len(printed)) {
 			canon = s.str(c)
 		} else {
 			canon = printed[:m]
 		}
-		nv.Text, nv.Canonical, nv.Kind, nv.Start, nv.End = printed, canon, t.kind, t.start, t.end
-		nv.Unit, nv.Period = Unit(t.unit), Unit(t.period)
+		nv.Text, nv.Canonical = printed, canon
 	}
 }
 
