@@ -130,7 +130,9 @@ func (t *token) set(start, end int, canon ref, k kind) {
 // stack, zeroed, and copies it. (Each field is written, the unit and period
 // too, so that a token of an earlier scan where the scanner's toks reach
 // leaves nothing in it; the token's padding holds nothing read. Small
-// enough to inline: append grows toks, once in a while.)
+// enough to inline: append grows toks, once in a while. Where toks have
+// room, the token's place is taken from the slice as loaded, before its
+// length is stored, which needs no check of its bounds.)
 func (s *scanner) add(start, end int, canon ref, k kind) {
 	var t *token
 	if n := len(s.toks); n < cap(s.toks) {
@@ -140,7 +142,9 @@ func (s *scanner) add(start, end int, canon ref, k kind) {
 		s.toks = append(s.toks, token{})
 		t = &s.toks[n]
 	}
-	t.start, t.end, t.canon, t.kind, t.unit, t.period = start, end, canon, k, 0, 0
+	t.start, t.end, t.canon = start, end, canon
+	t.unit, t.period = 0, 0 // (written before the kind, they take one store)
+	t.kind = k
 }
 
 // ref is a string the scanner made: n bytes at byte offset at of the
