@@ -659,14 +659,22 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	}
 	// What the quantity is per: "/month", "/mån", " per year", " a month",
 	// " i månaden", " monthly".
-	if t.end != k { // after what was read: told by the rune after it
-		c = s.ascii(t.end)
+	if p := t.end; p != k { // after what was read: told by the rune after it
+		var b byte // the byte after a space at p, as ascii reads it
+		if text := s.t; fast && uint(p+1) < uint(len(text)) {
+			// Both bytes in the text: read as at the number, without
+			// ascii's checks, and not counted (s.reads): they are bytes
+			// the scan passes after the number.
+			c, b = rune(text[p]), text[p+1]
+		} else if c = s.ascii(p); c == ' ' {
+			b = uint8(s.ascii(p + 1))
+		}
 		f = qPeriod
 		if c == ' ' {
 			f = 0
 			// (quantityAfter tells periodSpaced.starts by a byte of
 			// the rune, with no tables of the set to index.)
-			if quantityAfter[1][uint8(s.ascii(t.end+1))]&qPeriod != 0 && (!fast || s.may(periodSpaced, t.end+1)) {
+			if quantityAfter[1][b]&qPeriod != 0 && (!fast || s.may(periodSpaced, p+1)) {
 				f = qPeriod
 			}
 		}
