@@ -1057,7 +1057,10 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		if uint(k+1) >= uint(n) {
 			return i, k, false // near the end
 		}
-		c, d := r[k], r[k+1]
+		// (k+1 is in r, proved by the test above, and so is k, which
+		// follows the digit at i: byteAt reads it without the test of
+		// its bounds that the compiler cannot tell from k+1's.)
+		c, d := byteAt(r, k), r[k+1]
 		if c|d >= 0x80 { // (either is beyond ASCII)
 			return i, k, false
 		}
@@ -1077,7 +1080,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				// number with an area code ("08-123 45 67"), which
 				// shapes would try first for these runes, and read here
 				// without going back to it.
-				if d-'0' < 10 && (c == ':' && k-i <= 2 || c == '-' && (k-i == 4 || r[i] == '0' && k-i >= 2 && k-i <= 3)) {
+				if d-'0' < 10 && (c == ':' && k-i <= 2 || c == '-' && (k-i == 4 || byteAt(r, i) == '0' && k-i >= 2 && k-i <= 3)) {
 					goto shaped
 				}
 				return i, k, false
@@ -1091,7 +1094,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				}
 				goto quantified
 			}
-			if r[i] == '0' {
+			if byteAt(r, i) == '0' { // (the digit at i)
 				if k-i >= 2 && k-i <= 4 {
 					return i, k, false // maybe a phone number ("070 123 45 67")
 				}
@@ -1099,7 +1102,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				// "10 000" when a group of three digits (or a run
 				// at the end of the text) follows: none of the other
 				// shapes, but grouping starts so.
-				for e = k + 2; e < n && r[e]-'0' < 10; e++ {
+				for e = k + 2; uint(e) < uint(n) && r[e]-'0' < 10; e++ {
 				}
 				if e == n || e-(k+1) == 3 {
 					group = ' '
@@ -1161,7 +1164,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				// after them, which is no decimal mark; numeric reads
 				// the rest.
 				g := e
-				for g < n && r[g] == ' ' {
+				for uint(g) < uint(n) && r[g] == ' ' {
 					h := g + 1
 					for h < n && r[h]-'0' < 10 {
 						h++
@@ -1175,7 +1178,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 					}
 					g = h
 				}
-				if g < n && r[g] != '.' && r[g] != ',' {
+				if uint(g) < uint(n) && r[g] != '.' && r[g] != ',' {
 					t.set(i, g, s.keepGroups(i, k, g, 0), kGrouped)
 				} else {
 					s.numeric(&t, i, k)
@@ -1753,6 +1756,12 @@ func digitBytes(x uint64) int {
 // keep within t, as le64 reads them (one load; as prose reads them).
 func le64at(t string, i int) uint64 {
 	return le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
+}
+
+// byteAt returns the byte of t at i, which the caller keeps within t,
+// read without a test of its bounds, where the compiler cannot prove them.
+func byteAt(t string, i int) byte {
+	return *(*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i))
 }
 
 // put64 writes x to b, the lowest byte first (one store where the machine
