@@ -543,12 +543,15 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 		// Both bytes in the text: read without ascii's checks (a byte
 		// beyond ASCII has the flags of notASCII in quantityAfter, and is
 		// never ' ' or '/', which is all c is compared with).
+		// (k, the end of the number, is in the text with k+1: byteAt
+		// reads it without the test of its bounds that the compiler
+		// cannot tell from k+1's.)
 		s.reads += 2
-		if c = rune(text[k]); c == ' ' {
+		if c = rune(byteAt(text, k)); c == ' ' {
 			j++
 			f = quantityAfter[1][text[j]]
 		} else {
-			f = quantityAfter[0][text[k]]
+			f = quantityAfter[0][c]
 		}
 	} else if c = s.ascii(k); c == ' ' {
 		j++
@@ -665,7 +668,7 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			// Both bytes in the text: read as at the number, without
 			// ascii's checks, and not counted (s.reads): they are bytes
 			// the scan passes after the number.
-			c, b = rune(text[p]), text[p+1]
+			c, b = rune(byteAt(text, p)), text[p+1]
 		} else if c = s.ascii(p); c == ' ' {
 			b = uint8(s.ascii(p + 1))
 		}
