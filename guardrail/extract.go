@@ -1119,6 +1119,39 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 			i, k = k+1, e // the run after the space, read already
 			goto run
 		}
+		// A digit or a '+' after the integer and a space ("1 2", "+1 1
+		// 1 1 +1") is told by the bytes read after the run, before prose
+		// is called, which would stop there at once. (After any other
+		// number one seldom comes: prose tells it, as the first byte it
+		// reads.)
+		if i = k; c == ' ' {
+			i, c = k+1, d
+		}
+		if f := afterRun[c]; f&(isDigitRune|isPlus) != 0 {
+			if f&isDigitRune != 0 {
+				continue
+			}
+			// An international phone number, as at plus below. (Read
+			// here again, not there: a jump to plus would enter the
+			// loop of prose and plus, which next begins, at a second
+			// place, and the compiler, which then finds no loop there,
+			// places spills within the loop and proves fewer bounds.)
+			if uint(i+1) >= uint(n) || r[i+1]-'0' >= 10 {
+				return i, i, false
+			}
+			var t token
+			s.pastEnd = false
+			end, ok := s.intlPhone(&t, i)
+			if s.pastEnd {
+				return i, i, true
+			}
+			if !ok {
+				i++ // to the digit after the '+'
+				continue
+			}
+			s.toks = append(s.toks, t)
+			k = end
+		}
 		goto next
 	shaped:
 		// A time, date or phone number: the shape shapes tries first
@@ -1229,14 +1262,6 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 	next: // (compared unsigned: no second test of the bounds)
 		if i = k; uint(i) < uint(n) && r[i] == ' ' {
 			i++ // read with it
-		}
-		if uint(i) < uint(n) {
-			if f := afterRun[r[i]]; f&(isDigitRune|isPlus) != 0 {
-				if f&isDigitRune != 0 {
-					continue
-				}
-				goto plus // (prose would stop at it at once)
-			}
 		}
 		// Prose after the number, read here as scan reads it after a
 		// round (a space and a word, most often, up to the next number),
