@@ -1228,7 +1228,8 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				if k > s.inPlace {
 					canon = s.digitString(i, k)
 				}
-				t.set(i, k, canon, kInteger) // as numeric would
+				// As numeric would set it (t is zero: no set needed).
+				t.start, t.end, t.canon, t.kind = i, k, canon, kInteger
 			}
 			s.quantity(&t, s.prefix)
 			if s.pastEnd {

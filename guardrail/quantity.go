@@ -622,8 +622,10 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			e, ok := 0, false
 			if f&qGlued != 0 {
 				w, e, ok = s.read(gluedScales, k)
-				m := e == k+1 && s.t[k]|0x20 == 'm' // the one-letter word "m"
-				ok = ok && (!m || prefixUnit != 0)
+				// The one-letter word "m" is a scale after a unit
+				// written before the number (t.unit, set above).
+				m := e-k == 1 && s.t[k]|0x20 == 'm'
+				ok = ok && (!m || t.unit != 0)
 			}
 			if !ok && t.kind != kWords && f&qScale != 0 && (!fast || s.may(scaleWords, j)) {
 				w, e, ok = s.read(scaleWords, j)
@@ -681,6 +683,15 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 				f = qPeriod
 			}
 		}
+	} else if fast {
+		// Right after the number: the rune after it read again, not
+		// kept through the reads above for a case that seldom comes
+		// (the compiler keeps it on the stack where a path to the
+		// switch below does not set it).
+		if f&qPeriod == 0 {
+			return
+		}
+		c = s.ascii(k)
 	}
 	if f&qPeriod == 0 {
 		return
