@@ -1926,10 +1926,10 @@ func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
 		return s.thousands(t, i, k, c, g) // more groups
 	}
 	kind, mark, end := kDecimal, byte('.'), g // the canonical form: [i,end) with mark at k
-	if g-k == 4 && k-i <= 3 && s.t[i] != '0' {
+	if g-k == 4 && k-i <= 3 && x[i] != '0' {
 		kind, mark = kAmbiguous, ',' // "1,000" and "1.000": see numeric
 	} else {
-		for end > k+1 && s.t[end-1] == '0' {
+		for end > k+1 && x[end-1] == '0' {
 			end-- // trailing zeros dropped
 		}
 		if end == k+1 {
@@ -1952,7 +1952,7 @@ func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
 			b[k-i] = mark
 			s.canons = s.canons[:n+end-i]
 		} else {
-			b := append(s.canons, s.t[i:end]...)
+			b := append(s.canons, x[i:end]...)
 			b[n+k-i] = mark
 			s.canons = b
 		}
