@@ -542,11 +542,11 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	if text := s.t; fast && uint(k+1) < uint(len(text)) {
 		// Both bytes in the text: read without ascii's checks (a byte
 		// beyond ASCII has the flags of notASCII in quantityAfter, and is
-		// never ' ' or '/', which is all c is compared with).
-		// (k, the end of the number, is in the text with k+1: byteAt
-		// reads it without the test of its bounds that the compiler
-		// cannot tell from k+1's.)
-		s.reads += 2
+		// never ' ' or '/', which is all c is compared with), and not
+		// counted (s.reads): they are bytes the scan passes after the
+		// number. (k, the end of the number, is in the text with k+1:
+		// byteAt reads it without the test of its bounds that the
+		// compiler cannot tell from k+1's.)
 		if c = rune(byteAt(text, k)); c == ' ' {
 			j++
 			f = quantityAfter[1][text[j]]
