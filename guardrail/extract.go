@@ -1085,7 +1085,10 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		if uint(k+1) >= uint(n) {
 			return i, k, false // near the end
 		}
-		c, d := r[k], r[k+1]
+		// (k+1 is in r, proved by the test above, and so is k, which
+		// follows the digit at i: byteAt reads it without the test of
+		// its bounds that the compiler cannot tell from k+1's.)
+		c, d := byteAt(r, k), r[k+1]
 		if c|d >= 0x80 { // (either is beyond ASCII)
 			return i, k, false
 		}
@@ -1105,7 +1108,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				// number with an area code ("08-123 45 67"), which
 				// shapes would try first for these runes, and read here
 				// without going back to it.
-				if d-'0' < 10 && (c == ':' && k-i <= 2 || c == '-' && (k-i == 4 || r[i] == '0' && k-i >= 2 && k-i <= 3)) {
+				if d-'0' < 10 && (c == ':' && k-i <= 2 || c == '-' && (k-i == 4 || byteAt(r, i) == '0' && k-i >= 2 && k-i <= 3)) {
 					goto shaped
 				}
 				return i, k, false
@@ -1119,7 +1122,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				}
 				goto quantified
 			}
-			if r[i] == '0' {
+			if byteAt(r, i) == '0' { // (the digit at i)
 				if k-i >= 2 && k-i <= 4 {
 					return i, k, false // maybe a phone number ("070 123 45 67")
 				}
@@ -1127,7 +1130,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				// "10 000" when a group of three digits (or a run
 				// at the end of the text) follows: none of the other
 				// shapes, but grouping starts so.
-				for e = k + 2; e < n && r[e]-'0' < 10; e++ {
+				for e = k + 2; uint(e) < uint(n) && r[e]-'0' < 10; e++ {
 				}
 				if e == n || e-(k+1) == 3 {
 					group = ' '
@@ -1143,6 +1146,39 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		if e > 0 {
 			i, k = k+1, e // the run after the space, read already
 			goto run
+		}
+		// A digit or a '+' after the integer and a space ("1 2", "+1 1
+		// 1 1 +1") is told by the bytes read after the run, before prose
+		// is called, which would stop there at once. (After any other
+		// number one seldom comes: prose tells it, as the first byte it
+		// reads.)
+		if i = k; c == ' ' {
+			i, c = k+1, d
+		}
+		if f := afterRun[c]; f&(isDigitRune|isPlus) != 0 {
+			if f&isDigitRune != 0 {
+				continue
+			}
+			// An international phone number, as at plus below. (Read
+			// here again, not there: a jump to plus would enter the
+			// loop of prose and plus, which next begins, at a second
+			// place, and the compiler, which then finds no loop there,
+			// places spills within the loop and proves fewer bounds.)
+			if uint(i+1) >= uint(n) || r[i+1]-'0' >= 10 {
+				return i, i, false
+			}
+			var t token
+			s.pastEnd = false
+			end, ok := s.intlPhone(&t, i)
+			if s.pastEnd {
+				return i, i, true
+			}
+			if !ok {
+				i++ // to the digit after the '+'
+				continue
+			}
+			s.toks = append(s.toks, t)
+			k = end
 		}
 		goto next
 	shaped:
@@ -1189,7 +1225,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				// after them, which is no decimal mark; numeric reads
 				// the rest.
 				g := e
-				for g < n && r[g] == ' ' {
+				for uint(g) < uint(n) && r[g] == ' ' {
 					h := g + 1
 					for h < n && r[h]-'0' < 10 {
 						h++
@@ -1203,7 +1239,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 					}
 					g = h
 				}
-				if g < n && r[g] != '.' && r[g] != ',' {
+				if uint(g) < uint(n) && r[g] != '.' && r[g] != ',' {
 					t.set(i, g, s.keepGroups(i, k, g, 0), kGrouped)
 				} else {
 					s.numeric(&t, i, k)
@@ -1220,7 +1256,8 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				if k > s.inPlace {
 					canon = s.digitString(i, k)
 				}
-				t.set(i, k, canon, kInteger) // as numeric would
+				// As numeric would set it (t is zero: no set needed).
+				t.start, t.end, t.canon, t.kind = i, k, canon, kInteger
 			}
 			s.quantity(&t, s.prefix)
 			if s.pastEnd {
@@ -1254,14 +1291,6 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 	next: // (compared unsigned: no second test of the bounds)
 		if i = k; uint(i) < uint(n) && r[i] == ' ' {
 			i++ // read with it
-		}
-		if uint(i) < uint(n) {
-			if f := afterRun[r[i]]; f&(isDigitRune|isPlus) != 0 {
-				if f&isDigitRune != 0 {
-					continue
-				}
-				goto plus // (prose would stop at it at once)
-			}
 		}
 		// Prose after the number, read here as scan reads it after a
 		// round (a space and a word, most often, up to the next number),
@@ -1807,6 +1836,12 @@ func le64at(t string, i int) uint64 {
 	return le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
 }
 
+// byteAt returns the byte of t at i, which the caller keeps within t,
+// read without a test of its bounds, where the compiler cannot prove them.
+func byteAt(t string, i int) byte {
+	return *(*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i))
+}
+
 // put64 writes x to b, the lowest byte first (one store where the machine
 // is little-endian).
 func put64(b *[8]byte, x uint64) {
@@ -1943,10 +1978,10 @@ func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
 		return s.thousands(t, i, k, c, g) // more groups
 	}
 	kind, mark, end := kDecimal, byte('.'), g // the canonical form: [i,end) with mark at k
-	if g-k == 4 && k-i <= 3 && s.t[i] != '0' {
+	if g-k == 4 && k-i <= 3 && x[i] != '0' {
 		kind, mark = kAmbiguous, ',' // "1,000" and "1.000": see numeric
 	} else {
-		for end > k+1 && s.t[end-1] == '0' {
+		for end > k+1 && x[end-1] == '0' {
 			end-- // trailing zeros dropped
 		}
 		if end == k+1 {
@@ -1969,7 +2004,7 @@ func (s *scanner) oneGroup(t *token, i, k int, c rune) bool {
 			b[k-i] = mark
 			s.canons = s.canons[:n+end-i]
 		} else {
-			b := append(s.canons, s.t[i:end]...)
+			b := append(s.canons, x[i:end]...)
 			b[n+k-i] = mark
 			s.canons = b
 		}

@@ -542,13 +542,16 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	if text := s.t; fast && uint(k+1) < uint(len(text)) {
 		// Both bytes in the text: read without ascii's checks (a byte
 		// beyond ASCII has the flags of notASCII in quantityAfter, and is
-		// never ' ' or '/', which is all c is compared with).
-		s.reads += 2
-		if c = rune(text[k]); c == ' ' {
+		// never ' ' or '/', which is all c is compared with), and not
+		// counted (s.reads): they are bytes the scan passes after the
+		// number. (k, the end of the number, is in the text with k+1:
+		// byteAt reads it without the test of its bounds that the
+		// compiler cannot tell from k+1's.)
+		if c = rune(byteAt(text, k)); c == ' ' {
 			j++
 			f = quantityAfter[1][text[j]]
 		} else {
-			f = quantityAfter[0][text[k]]
+			f = quantityAfter[0][c]
 		}
 	} else if c = s.ascii(k); c == ' ' {
 		j++
@@ -619,8 +622,10 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			e, ok := 0, false
 			if f&qGlued != 0 {
 				w, e, ok = s.read(gluedScales, k)
-				m := e == k+1 && s.t[k]|0x20 == 'm' // the one-letter word "m"
-				ok = ok && (!m || prefixUnit != 0)
+				// The one-letter word "m" is a scale after a unit
+				// written before the number (t.unit, set above).
+				m := e-k == 1 && s.t[k]|0x20 == 'm'
+				ok = ok && (!m || t.unit != 0)
 			}
 			if !ok && t.kind != kWords && f&qScale != 0 && (!fast || s.may(scaleWords, j)) {
 				w, e, ok = s.read(scaleWords, j)
@@ -659,17 +664,34 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 	}
 	// What the quantity is per: "/month", "/mån", " per year", " a month",
 	// " i månaden", " monthly".
-	if t.end != k { // after what was read: told by the rune after it
-		c = s.ascii(t.end)
+	if p := t.end; p != k { // after what was read: told by the rune after it
+		var b byte // the byte after a space at p, as ascii reads it
+		if text := s.t; fast && uint(p+1) < uint(len(text)) {
+			// Both bytes in the text: read as at the number, without
+			// ascii's checks, and not counted (s.reads): they are bytes
+			// the scan passes after the number.
+			c, b = rune(byteAt(text, p)), text[p+1]
+		} else if c = s.ascii(p); c == ' ' {
+			b = uint8(s.ascii(p + 1))
+		}
 		f = qPeriod
 		if c == ' ' {
 			f = 0
 			// (quantityAfter tells periodSpaced.starts by a byte of
 			// the rune, with no tables of the set to index.)
-			if quantityAfter[1][uint8(s.ascii(t.end+1))]&qPeriod != 0 && (!fast || s.may(periodSpaced, t.end+1)) {
+			if quantityAfter[1][b]&qPeriod != 0 && (!fast || s.may(periodSpaced, p+1)) {
 				f = qPeriod
 			}
 		}
+	} else if fast {
+		// Right after the number: the rune after it read again, not
+		// kept through the reads above for a case that seldom comes
+		// (the compiler keeps it on the stack where a path to the
+		// switch below does not set it).
+		if f&qPeriod == 0 {
+			return
+		}
+		c = s.ascii(k)
 	}
 	if f&qPeriod == 0 {
 		return
