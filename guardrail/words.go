@@ -808,6 +808,10 @@ func (s *scanner) englishRun(r *spelledRun, first lexeme, j int, chain bool) (re
 			if !openEnd(s.words[:n]) {
 				break
 			}
+		} else if n == 2 && w.kind == lexUnit && s.words[0].kind == lexTens {
+			// "twenty-four", the commonest run of two words, valued as
+			// parseNumber values it, without the call.
+			r.val, r.best, r.words = s.words[0].val+w.val, end, n
 		} else if v, ok := parseNumber(s.words[:n]); ok {
 			r.val, r.best, r.words = v, end, n
 		} else {
