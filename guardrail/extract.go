@@ -625,7 +625,7 @@ func proseRun(t string, i int) (end int, slow bool) {
 						if j >= last { // (else j+1 is in t)
 							return i, true
 						}
-						if d := *(*byte)(unsafe.Add(p, j+1)); d&0xC0 != 0x80 || pt.classOf(0xC0|d&0x3F)&clLetter == 0 {
+						if d := *(*byte)(unsafe.Add(p, j+1)); pt.classOf(d)&clAfterC3 == 0 {
 							return i, true
 						}
 						j += 2
@@ -706,7 +706,7 @@ func proseRun(t string, i int) (end int, slow bool) {
 var proseTables proseBlock
 
 type proseBlock struct {
-	class  [0x100]uint8    // latinClass
+	class  [0x100]uint8    // latinClass, and clAfterC3
 	masks  [8]uint32       // startMasks
 	starts [1 << 10]uint64 // wordStarts
 }
@@ -714,6 +714,14 @@ type proseBlock struct {
 func init() {
 	if fast { // (the WASM guard has no proseRun)
 		proseTables = proseBlock{latinClass, startMasks, wordStarts}
+		// clAfterC3 marks the bytes 0x80–0xBF that make a letter of
+		// Latin-1 after 0xC3 (À–ÿ but × and ÷), so that proseRun tells
+		// one with one look-up.
+		for d := 0x80; d < 0xC0; d++ {
+			if latinClass[0xC0|d&0x3F]&clLetter != 0 {
+				proseTables.class[d] |= clAfterC3
+			}
+		}
 	}
 }
 

@@ -261,6 +261,7 @@ const (
 	clASCIILetter
 	clScale
 	clWordByte
+	clAfterC3 // (proseTables only: see proseBlock)
 )
 
 // alnumRun returns the end of the run of letters and digits at i and
