@@ -1,6 +1,8 @@
 package guardrail
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
@@ -455,8 +457,9 @@ var partNodes = func() (t []partNode) {
 				t[e.to].afterPart = t[n].afterPart || t[e.to].sv != nil
 			}
 		}
-		// For knownPart: each word of one to six letters a–z.
-		for w := range m {
+		// For knownPart: each word of one to six letters a–z, in order
+		// (so that the slots the words take do not change from run to run).
+		for _, w := range slices.Sorted(maps.Keys(m)) {
 			n, key := 0, uint64(0)
 			for k := range len(w) {
 				if w[k] < 'a' || w[k] > 'z' || k == 6 {
