@@ -1,7 +1,9 @@
 package guardrail
 
 import (
+	"maps"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -187,7 +189,9 @@ func (ws *wordSet) withLetters() *wordSet {
 	}
 	keys := make([]uint64, 256)
 	n := 0
-	for w := range ws.words {
+	// (The words in order, so that the slots they take, and the probes
+	// of a look-up, are the same from run to run.)
+	for _, w := range slices.Sorted(maps.Keys(ws.words)) {
 		r, key := 0, uint64(0) // r: the bytes of the letters the word starts with
 		for i := 0; i < len(w); {
 			b, n := w[i], 1
