@@ -570,7 +570,7 @@ func (s *scanner) prose(i int) int {
 			i++ // read now rather than at the top of the loop
 		}
 	next:
-		if i <= len(t)-9 {
+		if fast && i <= len(t)-9 { // (proseRun reads tables only the fast path makes)
 			j, slow := proseRun(t, i)
 			if i = j; !slow {
 				break
@@ -584,27 +584,35 @@ func (s *scanner) prose(i int) int {
 // loop that calls nothing, not even a panic for an index out of range (so
 // that it needs no stack frame and keeps what it reads in registers; the
 // indexes below are proved in range, or read with unsafe where the loop's
-// bound shows them in t): ASCII that starts nothing, and words of ASCII
-// letters and the Latin-1 letters of two bytes beginning 0xC3 (å, ä, ö, é,
-// …) that end at an ASCII rune, while nine bytes are left in the text. It
-// returns where it stopped and whether prose is to read on from there
-// (slow): a rune beyond ASCII, the end of the text.
+// bound shows them in t, and its tables are read from proseTables): ASCII
+// that starts nothing, and words of ASCII letters and the Latin-1 letters
+// of two bytes beginning 0xC3 (å, ä, ö, é, …) that end at an ASCII rune,
+// while nine bytes are left in the text. It returns where it stopped and
+// whether prose is to read on from there (slow): a rune beyond ASCII, the
+// end of the text. A word or sign followed by a space goes on to the next
+// word at once (spaced), without a round of the loop.
 func proseRun(t string, i int) (end int, slow bool) {
 	p := unsafe.Pointer(unsafe.StringData(t))
+	pt := &proseTables
 	// The loop reads the eight bytes from i, and one after them (the
 	// byte after a word of seven letters and a space): i stays at or
 	// before last.
 	for last := len(t) - 9; i <= last; {
+		// e is where a space is, after a word or a sign read: spaced
+		// reads on after it.
+		var e int
 		x := le64((*[8]byte)(unsafe.Add(p, i))) // the eight bytes from i
-		if c := byte(x); latinClass[c]&clWordByte == 0 {
+		if c := byte(x); pt.classOf(c)&clWordByte == 0 {
 			// No word at i.
-			cl := latinClass[c]
+			cl := pt.classOf(c)
 			if cl&clInert != 0 || cl&clSign != 0 && byte(x>>8)-'0' >= 10 {
 				// Starts nothing; nor does a space after it.
-				if i++; byte(x>>8) == ' ' {
+				if byte(x>>8) != ' ' {
 					i++
+					continue
 				}
-				continue
+				e = i + 1
+				goto spaced
 			}
 			return i, c >= 0x80 // a digit, '$', a sign before a digit
 		}
@@ -613,99 +621,152 @@ func proseRun(t string, i int) (end int, slow bool) {
 		// count need not stay in the register a shift by it takes), and
 		// its key in wordStarts.
 	word:
-		y := x | 0x20*ones
-		e := i + lowerLetters(y) // (the end of the word is in t)
-		c := *(*byte)(unsafe.Add(p, e))
-		n := e - i
-		key := uint32(y) & startMasks[n]
-		if c == ' ' { // the most common end
-			if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-				// "a" is prose before a word that begins no "hundred" or
-				// scale word, as word finds ("a year"); x holds that
-				// word's first byte.
-				if key != 'a' || latinClass[byte(x>>16)]&clScale != 0 {
-					return i, false
+		{
+			y := x | 0x20*ones
+			e = i + lowerLetters(y) // (the end of the word is in t)
+			c := *(*byte)(unsafe.Add(p, e))
+			n := e - i
+			key := uint32(y) & pt.mask(n)
+			if c == ' ' { // the most common end
+				if h := startHash(key); pt.mayStart(h) {
+					// "a" is prose before a word that begins no "hundred" or
+					// scale word, as word finds ("a year"); x holds that
+					// word's first byte.
+					if key != 'a' || pt.classOf(byte(x>>16))&clScale != 0 {
+						return i, false
+					}
 				}
+				goto spaced
 			}
-			// What follows the space: a word read on at once, or a
-			// digit for scan, where prose stops; anything else at the
-			// top of the loop. (The calls of le64 and lowerLetters are
-			// on lines of other instructions, which stand for them: no
-			// NOP is left for them on this path.)
-			if i = e + 1; i <= last {
-				if x = le64((*[8]byte)(unsafe.Add(p, i))); latinClass[byte(x)]&clWordByte != 0 {
-					goto word
-				} else if byte(x)-'0' < 10 {
+			if n == 7 || c == 0xC3 {
+				// The word may go on: more than seven ASCII letters, or a
+				// Latin-1 letter. Its key is known where it begins with four
+				// ASCII letters, and is looked up before the rest is read.
+				if n >= 4 {
+					if h := startHash(key); pt.mayStart(h) {
+						return i, false
+					}
+				}
+				j := i + n
+				for {
+					if c == 0xC3 {
+						if j >= last { // (else j+1 is in t)
+							return i, true
+						}
+						if d := *(*byte)(unsafe.Add(p, j+1)); pt.classOf(d)&clAfterC3 == 0 {
+							return i, true
+						}
+						j += 2
+					}
+					if j > last {
+						return i, true
+					}
+					m := lowerLetters(le64((*[8]byte)(unsafe.Add(p, j))) | 0x20*ones)
+					j += m
+					if c = *(*byte)(unsafe.Add(p, j)); m < 7 && c != 0xC3 { // (j is in t)
+						break
+					}
+				}
+				if n < 4 && c < 0x80 {
+					// The key of the whole word, which ends at c, from its
+					// first bytes read again (which keeps fewer values through
+					// the loop above).
+					key = (uint32(le64((*[8]byte)(unsafe.Add(p, i)))) | 0x20202020) & pt.mask(min(j-i, 4))
+					if h := startHash(key); pt.mayStart(h) {
+						return i, false
+					}
+				}
+				if c == ' ' { // as after a shorter word
+					e = j
+					goto spaced
+				}
+				n = j - i
+			} else if h := startHash(key); c < 0x80 && pt.mayStart(h) {
+				return i, false
+			}
+			// It ends at c, as prose where c is no letter, digit or hyphen
+			// (which make a word step reads). A rune beyond ASCII at c may
+			// be a letter of it, which prose tells.
+			cl := pt.classOf(c)
+			if cl&clWordEnd == 0 {
+				return i, c >= 0x80 // a hyphen or a digit
+			}
+			if i += n; cl&clInert != 0 {
+				i++
+			} else if cl&clSign != 0 {
+				// A sign, not a hyphen (see clWordEnd): it starts nothing
+				// but before a digit, and ", " and ". " are read at once.
+				// (i+1 is in t: i is at most last+7.)
+				if d := *(*byte)(unsafe.Add(p, i+1)); d == ' ' {
+					e = i + 1
+					goto spaced
+				} else if d-'0' >= 10 {
+					i++
+				} else {
 					return i, false
 				}
 			}
 			continue
 		}
-		if n == 7 || c == 0xC3 {
-			// The word may go on: more than seven ASCII letters, or a
-			// Latin-1 letter. Its key is known where it begins with four
-			// ASCII letters, and is looked up before the rest is read.
-			if n >= 4 {
-				if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-					return i, false
-				}
-			}
-			j := i + n
-			for {
-				if c == 0xC3 {
-					if j >= last { // (else j+1 is in t)
-						return i, true
-					}
-					if d := *(*byte)(unsafe.Add(p, j+1)); d&0xC0 != 0x80 || latinClass[0xC0|d&0x3F]&clLetter == 0 {
-						return i, true
-					}
-					j += 2
-				}
-				if j > last {
-					return i, true
-				}
-				m := lowerLetters(le64((*[8]byte)(unsafe.Add(p, j))) | 0x20*ones)
-				j += m
-				if c = *(*byte)(unsafe.Add(p, j)); m < 7 && c != 0xC3 { // (j is in t)
-					break
-				}
-			}
-			if n < 4 && c < 0x80 {
-				// The key of the whole word, which ends at c, from its
-				// first bytes read again (which keeps fewer values through
-				// the loop above).
-				key = (uint32(le64((*[8]byte)(unsafe.Add(p, i)))) | 0x20202020) & startMasks[min(uint(j-i), 4)]
-				if h := startHash(key); wordStarts[h>>6]&(1<<(h&63)) != 0 {
-					return i, false
-				}
-			}
-			n = j - i
-		} else if h := startHash(key); c < 0x80 && wordStarts[h>>6]&(1<<(h&63)) != 0 {
-			return i, false
-		}
-		// It ends at c, as prose where c is no letter, digit or hyphen
-		// (which make a word step reads). A rune beyond ASCII at c may
-		// be a letter of it, which prose tells.
-		cl := latinClass[c]
-		if cl&clWordEnd == 0 {
-			return i, c >= 0x80 // a hyphen or a digit
-		}
-		if i += n; cl&clInert != 0 {
-			i++
-		} else if cl&clSign != 0 {
-			// A sign, not a hyphen (see clWordEnd): it starts nothing
-			// but before a digit, and ", " and ". " are read at once.
-			// (i+1 is in t: i is at most last+7.)
-			if d := *(*byte)(unsafe.Add(p, i+1)); d == ' ' {
-				i += 2
-			} else if d-'0' >= 10 {
-				i++
-			} else {
+	spaced:
+		// What follows the space at e: a word read on at once, or a
+		// digit for scan, where prose stops; anything else at the top of
+		// the loop.
+		if i = e + 1; i <= last {
+			if x = le64((*[8]byte)(unsafe.Add(p, i))); pt.classOf(byte(x))&clWordByte != 0 {
+				goto word
+			} else if byte(x)-'0' < 10 {
 				return i, false
 			}
 		}
 	}
 	return i, true
+}
+
+// proseTables holds what proseRun looks up, latinClass, startMasks and
+// wordStarts, in one block, whose address proseRun keeps in one register
+// through its loop: the compiler keeps the address of one table so but
+// loads another's anew at each read, two instructions a word. It reads the
+// block through the methods below, which add an offset to that address
+// with unsafe (each offset is in the block: a byte indexes 256 bytes, n is
+// at most 7 and h>>6 below 1024), since reading a field of a *proseBlock
+// would test the pointer for nil at each read.
+var proseTables proseBlock
+
+type proseBlock struct {
+	class  [0x100]uint8    // latinClass, and clAfterC3
+	masks  [8]uint32       // startMasks
+	starts [1 << 10]uint64 // wordStarts
+}
+
+func init() {
+	if fast { // (the WASM guard has no proseRun)
+		proseTables = proseBlock{latinClass, startMasks, wordStarts}
+		// clAfterC3 marks the bytes 0x80–0xBF that make a letter of
+		// Latin-1 after 0xC3 (À–ÿ but × and ÷), so that proseRun tells
+		// one with one look-up.
+		for d := 0x80; d < 0xC0; d++ {
+			if latinClass[0xC0|d&0x3F]&clLetter != 0 {
+				proseTables.class[d] |= clAfterC3
+			}
+		}
+	}
+}
+
+// classOf is latinClass[c].
+func (b *proseBlock) classOf(c byte) uint8 {
+	return *(*uint8)(unsafe.Add(unsafe.Pointer(b), c))
+}
+
+// mask is startMasks[n], for n of 0 to 7.
+func (b *proseBlock) mask(n int) uint32 {
+	return *(*uint32)(unsafe.Add(unsafe.Pointer(b), unsafe.Offsetof(b.masks)+4*uintptr(n)))
+}
+
+// mayStart reports whether wordStarts holds the hash h of a key (see
+// startHash).
+func (b *proseBlock) mayStart(h uint32) bool {
+	return *(*uint64)(unsafe.Add(unsafe.Pointer(b), unsafe.Offsetof(b.starts)+8*uintptr(h>>6)))&(1<<(h&63)) != 0
 }
 
 // le64 returns the eight bytes at b as a number, the first in the lowest

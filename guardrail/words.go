@@ -1,9 +1,12 @@
 package guardrail
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // word reads what starts with a letter at i: a code with digits inside
@@ -12,7 +15,13 @@ import (
 func (s *scanner) word(t *token, i int) (next int, ok bool) {
 	// The letters a–z that lead along partNodes are read once, for both
 	// the run of letters and digits and the English number word.
-	e, n := walkLetters(s.t, i, false)
+	e, n, ok := 0, 0, false
+	if fast {
+		e, n, ok = knownPart(s.t, i)
+	}
+	if !ok {
+		e, n = walkLetters(s.t, i, false)
+	}
 	s.reads += e - i
 	c := uint32(s.ascii(e))
 	if fast && partNodes[n].en.kind != 0 && c < 0x80 && asciiClass[c] == 0 {
@@ -254,6 +263,7 @@ const (
 	clASCIILetter
 	clScale
 	clWordByte
+	clAfterC3 // (proseTables only: see proseBlock)
 )
 
 // alnumRun returns the end of the run of letters and digits at i and
@@ -447,9 +457,62 @@ var partNodes = func() (t []partNode) {
 				t[e.to].afterPart = t[n].afterPart || t[e.to].sv != nil
 			}
 		}
+		// For knownPart: each word of one to six letters a–z, in order
+		// (so that the slots the words take do not change from run to run).
+		for _, w := range slices.Sorted(maps.Keys(m)) {
+			n, key := 0, uint64(0)
+			for k := range len(w) {
+				if w[k] < 'a' || w[k] > 'z' || k == 6 {
+					key = 0
+					break
+				}
+				n = int(t[n].next[sym[w[k]]-1])
+				key |= uint64(w[k]) << (8 * k)
+			}
+			if key != 0 {
+				h := letterSlot(key)
+				for partKeys[h] != 0 {
+					h++
+				}
+				partKeys[h] = key | uint64(n)<<48
+			}
+		}
 	}
 	return t
 }()
+
+// partKeys holds the words of partNodes of one to six letters a–z, for
+// knownPart (fast path): a slot holds a word's bytes in its low bytes and
+// its node in its top two (0: an empty slot), at the word's letterSlot or,
+// where that is taken, the next free after it. It holds some fifty words:
+// a look-up ends at an empty slot.
+var partKeys [256]uint64
+
+// knownPart returns what walkLetters(t, start, false) does, where it can
+// tell at once (ok): at a word of partKeys, of one to six ASCII letters
+// (in either case) followed by a byte that is none, the walk reaches the
+// word's node at its end and stops there (the byte has no symbol of a
+// letter). It reads the eight bytes from start, where t holds them.
+func knownPart(t string, start int) (e, node int, ok bool) {
+	if start+8 > len(t) {
+		return 0, 0, false
+	}
+	y := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), start))) | 0x20*ones
+	n := lowerLetters(y)
+	if n == 0 || n == 7 {
+		return 0, 0, false
+	}
+	key := y & (1<<(8*n) - 1)
+	for h := letterSlot(key); ; h++ {
+		k := partKeys[h]
+		if k<<16 == key<<16 {
+			return start + n, int(k >> 48), true
+		}
+		if k == 0 {
+			return 0, 0, false
+		}
+	}
+}
 
 // partSym holds the symbol of each byte in partNodes (0: none; 1–26: a–z,
 // and A–Z for walkLetters).
@@ -749,6 +812,10 @@ func (s *scanner) englishRun(r *spelledRun, first lexeme, j int, chain bool) (re
 			if !openEnd(s.words[:n]) {
 				break
 			}
+		} else if n == 2 && w.kind == lexUnit && s.words[0].kind == lexTens {
+			// "twenty-four", the commonest run of two words, valued as
+			// parseNumber values it, without the call.
+			r.val, r.best, r.words = s.words[0].val+w.val, end, n
 		} else if v, ok := parseNumber(s.words[:n]); ok {
 			r.val, r.best, r.words = v, end, n
 		} else {
