@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"unicode"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // word reads what starts with a letter at i: a code with digits inside
@@ -457,24 +456,27 @@ var partNodes = func() (t []partNode) {
 				t[e.to].afterPart = t[n].afterPart || t[e.to].sv != nil
 			}
 		}
-		// For knownPart: each word of one to six letters a–z, in order
-		// (so that the slots the words take do not change from run to run).
-		for _, w := range slices.Sorted(maps.Keys(m)) {
-			n, key := 0, uint64(0)
-			for k := range len(w) {
-				if w[k] < 'a' || w[k] > 'z' || k == 6 {
-					key = 0
-					break
+		// For knownPart (the fast path only): each word of one to six
+		// letters a–z, in order (so that the slots the words take do
+		// not change from run to run).
+		if fast {
+			for _, w := range slices.Sorted(maps.Keys(m)) {
+				n, key := 0, uint64(0)
+				for k := range len(w) {
+					if w[k] < 'a' || w[k] > 'z' || k == 6 {
+						key = 0
+						break
+					}
+					n = int(t[n].next[sym[w[k]]-1])
+					key |= uint64(w[k]) << (8 * k)
 				}
-				n = int(t[n].next[sym[w[k]]-1])
-				key |= uint64(w[k]) << (8 * k)
-			}
-			if key != 0 {
-				h := letterSlot(key)
-				for partKeys[h] != 0 {
-					h++
+				if key != 0 {
+					h := letterSlot(key)
+					for partKeys[h] != 0 {
+						h++
+					}
+					partKeys[h] = key | uint64(n)<<48
 				}
-				partKeys[h] = key | uint64(n)<<48
 			}
 		}
 	}
@@ -497,7 +499,7 @@ func knownPart(t string, start int) (e, node int, ok bool) {
 	if start+8 > len(t) {
 		return 0, 0, false
 	}
-	y := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), start))) | 0x20*ones
+	y := le64at(t, start) | 0x20*ones
 	n := lowerLetters(y)
 	if n == 0 || n == 7 {
 		return 0, 0, false
