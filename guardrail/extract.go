@@ -190,29 +190,6 @@ const (
 	kRange     = KindRange
 )
 
-// names are the names of the units and periods (Unit), by code: names[0]
-// is none; the currencies written before a number come first (usd, eur, gbp).
-// Every value of the unit and period words has a code (TestNames).
-var names = [...]string{"", "USD", "EUR", "GBP", "SEK", "öre", "KB", "MB", "GB", "TB", "PB",
-	"kbit", "Mbit", "Gbit", "Mbit/s", "Gbit/s", "ms", "second", "minute", "hour", "day",
-	"week", "month", "year", "kg", "g", "km", "cm", "mm", "lb", "user"}
-
-const (
-	usd uint8 = iota + 1
-	eur
-	gbp
-)
-
-// nameCode returns the code of v in names, or 0.
-func nameCode(v string) uint8 {
-	for c, w := range names {
-		if w == v {
-			return uint8(c)
-		}
-	}
-	return 0
-}
-
 // spans turns the spans of the tokens from byte offsets into the folded
 // text into byte offsets into the original, once the scan is done: they
 // differ only for a token that ends after the first rune folded to another

@@ -362,14 +362,14 @@ func latinWord(t string, i, j int) (end int, key uint32) {
 }
 
 // inertRune returns the size of the rune beyond ASCII that t starts with
-// when step reads it alone and finds nothing there (any but a letter, '€'
-// and '£'), else 0.
+// when step reads it alone and finds nothing there (any but a letter and a
+// currency symbol: '€', '£', …), else 0.
 func inertRune(t string) int {
 	if generalPunctuation(t) {
 		return 3
 	}
 	r, size := utf8.DecodeRuneInString(t)
-	if r == '€' || r == '£' || r < 0x100 && latinClass[r]&clLetter != 0 || r >= 0x100 && isWideLetter(r) {
+	if r < 0x100 && latinClass[r]&clLetter != 0 || r >= 0x100 && isWideLetter(r) || symbolCurrency(r) != 0 {
 		return 0
 	}
 	return size

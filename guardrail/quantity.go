@@ -50,6 +50,17 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 		t.unit = prefixUnit
 		return
 	}
+	if f == qHyphen {
+		// A unit of letters joined by a hyphen ("a 14-day trial", "a
+		// 5-GB plan", "14-dagars"; not "5-$"): the unit, read as after a
+		// space, and what it is per.
+		j = k + 1
+		if f = quantityAfter[1][uint8(s.ascii(j))] & qUnit; f == 0 || !isLetter(s.at(j)) {
+			t.unit = prefixUnit
+			return
+		}
+		f |= qPeriod
+	}
 	// A percent, which ends at end: its canonical form is the number's
 	// with a '%'. Only a '%' right after the number can spell that in the
 	// text ("99.9%" as printed costs nothing); after a space or as a word
@@ -128,7 +139,7 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 		// A unit or currency right after the number, or after one space
 		// ("399 kr", "5TB", "399:-", "12 €"), unless one written before
 		// is not a currency.
-		if t.unit <= gbp && f&qUnit != 0 {
+		if t.unit <= lastCurrency && f&qUnit != 0 {
 			// (readLetters reads most units, read the rest, as
 			// quantity calls each itself: read in a call of its own,
 			// these would cost more.)
@@ -208,6 +219,10 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			t.period, t.end = w.code, e
 		}
 	}
+	if t.period != 0 && t.unit != 0 {
+		// A unit per a period may be a rate of its own: km/h, MB/s.
+		t.unit, t.period = rate(t.unit, t.period)
+	}
 }
 
 // quantityAfter tells what quantity reads after a number by the rune
@@ -234,7 +249,7 @@ var quantityAfter = func() (t [2][0x100]uint8) {
 			}
 		}
 	}
-	t[0]['%'], t[1]['%'], t[0]['/'] = qPercent, qPercent, qPeriod
+	t[0]['%'], t[1]['%'], t[0]['/'], t[0]['-'] = qPercent, qPercent, qPeriod, qHyphen
 	t[0][notASCII] &^= qScale
 	for b := notASCII + 1; b <= 0xFF; b++ { // and uint8(eof)
 		t[0][b], t[1][b] = t[0][notASCII], t[1][notASCII]
@@ -251,6 +266,7 @@ const (
 	qUnit                    // a unit or currency
 	qPeriod                  // what the quantity is per, after '/' or a space
 	qPoint                   // the decimals of a spelled-out number, after a space (for spelled)
+	qHyphen                  // a hyphen, which a unit may follow (alone)
 )
 
 // scale multiplies the number by the power of ten of scale word w (and
@@ -325,4 +341,27 @@ func stemNoun(w string) string {
 		}
 	}
 	return w
+}
+
+// gluedPrice reads a price written with a currency glued before its
+// digits, its code or "kr" ("SEK499", "USD1,200/month", "kr499"): the
+// letters from i and the number after them, which must take in the whole
+// word with digits, ending at end. Else the word is a name.
+func (s *scanner) gluedPrice(i, end int) (token, int, bool) {
+	e := i
+	for e < end && e-i < 4 && s.t[e]-'0' >= 10 {
+		e++
+	}
+	if e == i || e == end || s.t[e]-'0' >= 10 {
+		return token{}, end, false
+	}
+	code := gluedCurrencies.code(s.t[i:e])
+	if code == 0 {
+		return token{}, end, false
+	}
+	t, next, ok := s.prefixed(i, e, code)
+	if !ok || next < end {
+		return token{}, end, false
+	}
+	return t, next, true
 }

@@ -182,11 +182,7 @@ func (s *scanner) step(t *token, i int) (next int, ok bool) {
 	unit := uint8(0) // of a currency written before a number
 	switch c {
 	case '$':
-		unit = usd
-	case '€':
-		unit = eur
-	case '£':
-		unit = gbp
+		unit = s.dollar(i) // "$5", "A$5", "US$5"
 	case '+':
 		// scan reads a '+' before a digit (see intlPhone); at the end of
 		// a text that may grow, one may follow yet.
@@ -204,6 +200,8 @@ func (s *scanner) step(t *token, i int) (next int, ok bool) {
 			*t, next, ok = s.leadingFraction(i)
 			return next, ok
 		}
+	default:
+		unit = symbolCurrency(c) // '€', '£', '¥', '₹', …
 	}
 	if unit != 0 {
 		*t, next, ok = s.prefixed(i, i+utf8.RuneLen(c), unit)

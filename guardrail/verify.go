@@ -111,7 +111,10 @@ type Source struct {
 // NewSource extracts the quantities of a snippet and indexes them by value.
 // A percent also indexes its bare value ("20%" grounds "20"); a date indexes
 // its year, its year-month and its day-month; a range of years indexes both
-// years.
+// years. A value printed with no unit or period but followed by a word
+// ("25 engineers", "three-bedroom"), and the parts above, are bound
+// (boundUnit): they ground the bare value and no quantity printed with a
+// unit.
 func NewSource(text string) *Source {
 	sc := scanText(text)
 	nums := sc.numbers(text)
@@ -130,33 +133,41 @@ func NewSource(text string) *Source {
 	for k := range nums {
 		n, t := &nums[k], &sc.toks[k]
 		a := attrs{t.unit, t.period} // attrsOf(n), from the scan
-		s.add(n.Canonical, a)
-		switch n.Kind {
-		case KindPercent:
-			s.add(strings.TrimSuffix(n.Canonical, "%"), a)
-		case KindDate:
-			y, md := dateParts(n.Canonical)
-			if y != "" {
-				s.add(y, attrs{})
-			}
-			if md != "" {
-				s.add("--"+md, attrs{})
-				if y != "" {
-					s.add(y+"-"+md[:2], attrs{})
-				}
-			}
-		case KindRange:
-			from, to, _ := cut(n.Canonical, '-')
-			s.add(from, attrs{})
-			s.add(to, attrs{})
-		}
 		if plain(n.Kind) || n.Kind == KindWords {
-			if noun := nounAfter(text, n.End); noun != "" {
+			noun := nounAfter(text, n.End)
+			if noun != "" {
 				if s.counted == nil {
 					s.counted = map[string][]string{}
 				}
 				s.counted[noun] = append(s.counted[noun], n.Canonical)
 			}
+			// It counts a word after it, or joined by a hyphen
+			// ("three-bedroom").
+			if a == (attrs{}) && (noun != "" || n.End+1 < len(text) && text[n.End] == '-' && nounAfter(text, n.End+1) != "") {
+				a.unit = boundUnit
+			}
+		}
+		s.add(n.Canonical, a)
+		// The parts a number grounds are bound to it.
+		part := attrs{boundUnit, 0}
+		switch n.Kind {
+		case KindPercent:
+			s.add(strings.TrimSuffix(n.Canonical, "%"), attrs{boundUnit, a.period})
+		case KindDate:
+			y, md := dateParts(n.Canonical)
+			if y != "" {
+				s.add(y, part)
+			}
+			if md != "" {
+				s.add("--"+md, part)
+				if y != "" {
+					s.add(y+"-"+md[:2], part)
+				}
+			}
+		case KindRange:
+			from, to, _ := cut(n.Canonical, '-')
+			s.add(from, part)
+			s.add(to, part)
 		}
 	}
 	sc.done()

@@ -76,6 +76,10 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 				*t = token{start: i, end: end, canon: s.keep([]byte("Q" + s.str(s.digitString(i+1, end)))), kind: kQuarter}
 				return end, true
 			}
+			if p, next, ok := s.gluedPrice(i, end); ok { // "SEK499", "kr499"
+				*t = p
+				return next, true
+			}
 			return end, false
 		}
 	}

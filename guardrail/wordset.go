@@ -40,8 +40,8 @@ type wordSet struct {
 	// ASCII rune that is not one. A word's key is its bytes with 0x20 set
 	// in each (lower case as they are, but 0xC3 made 0xE3: a text's bytes
 	// read so match it whatever their case) in the low bytes of a uint64,
-	// the first lowest; its slot is told by the top byte of the key times
-	// a large odd constant (letterSlot), and the slots after it in turn
+	// the first lowest; its slot is told by the top bits of the key times
+	// a large odd constant (wordSlot), and the slots after it in turn
 	// (linear probing; the table is at most half full). A slot holds the
 	// key and, in its top byte, which no key of seven bytes or fewer
 	// fills, the code of the word's value; 0 marks an empty slot. (A slice, not an array
@@ -75,8 +75,14 @@ func leadsStand(x, key uint64) bool {
 	return x&(e3>>2) == 0
 }
 
-// letterSlot is the first slot of the key x in letterKeys.
+// letterSlot is the first slot of the key x in a table of 256 (partKeys).
 func letterSlot(x uint64) uint8 { return uint8((x * 0x9E3779B97F4A7C15) >> 56) }
+
+// wordSlot is the first slot of the key x in letterKeys.
+func wordSlot(x uint64) uint { return uint((x * 0x9E3779B97F4A7C15) >> (64 - letterBits)) }
+
+// letterBits is log2 of the slots of letterKeys.
+const letterBits = 10
 
 const (
 	nodeWhole = 1 << (15 - iota) // a word of the set ends here
@@ -169,13 +175,14 @@ func (ws *wordSet) withPairs() *wordSet {
 
 // withLetters gives ws its letterKeys, natively (the WASM guard makes
 // none), and returns it. It panics if a word runs on from a run of letters
-// into an ASCII rune that is not one (read could not tell its end by the
-// letters), or if the table would be more than half full.
+// into an ASCII rune that is neither a letter nor a digit (read could not
+// tell its end by the letters; readLetters leaves a run followed by a digit
+// to read), or if the table would be more than half full.
 func (ws *wordSet) withLetters() *wordSet {
 	if !fast {
 		return ws
 	}
-	keys := make([]uint64, 256)
+	keys := make([]uint64, 1<<letterBits)
 	n := 0
 	// (The words in order, so that the slots they take, and the probes
 	// of a look-up, are the same from run to run.)
@@ -188,7 +195,7 @@ func (ws *wordSet) withLetters() *wordSet {
 				// A letter of Latin-1, its own lower case (à–þ), or none.
 				n, letter = 2, w[i+1] >= 0xA0 && w[i+1] <= 0xBE && w[i+1] != 0xB7
 			}
-			if b < 0x80 && !letter && r != 0 && r == i {
+			if b < 0x80 && !letter && b-'0' >= 10 && r != 0 && r == i {
 				panic("guardrail: a word runs on from its letters: " + w)
 			}
 			if letter && r == i {
@@ -210,9 +217,9 @@ func (ws *wordSet) withLetters() *wordSet {
 			row = ws.step(row, w[i])
 		}
 		code := ws.nodes[ws.rows[row+ws.width-1]&nodeIndex].code
-		h := letterSlot(key)
+		h := wordSlot(key)
 		for keys[h] != 0 {
-			h++
+			h = (h + 1) & (1<<letterBits - 1)
 		}
 		keys[h] = key | uint64(code)<<56
 	}
@@ -256,6 +263,21 @@ func (ws *wordSet) has(w []byte) bool {
 	return ws.rows[r+ws.width-1]&nodeWhole != 0
 }
 
+// code returns the code of the value of w, a word of the set (an ASCII
+// letter of w in either case), or 0.
+func (ws *wordSet) code(w string) uint8 {
+	r := 0
+	for i := 0; i < len(w); i++ {
+		if r = ws.step(r, w[i]); r == 0 {
+			return 0
+		}
+	}
+	if node := ws.rows[r+ws.width-1]; node&nodeWhole != 0 {
+		return ws.nodes[node&nodeIndex].code
+	}
+	return 0
+}
+
 // starts reports whether a word of the set may begin with rune c: false
 // only for an ASCII rune that begins none.
 func (ws *wordSet) starts(c rune) bool {
@@ -280,14 +302,15 @@ func (s *scanner) may(ws *wordSet, i int) bool {
 // eight bytes there at once where they decide it (fast path): it returns
 // the end of the word read and the code of its value (the one thing
 // quantity asks of the word), or end 0 for none (a word read ends after
-// i), or -1 where read must read it. It reads as read would: a run of one to seven ASCII letters, followed by an ASCII rune
-// that is not one, is a word of the set when letterKeys holds it and no
-// digit follows (a word ends in a letter, which must not run on into a
-// digit), else none: a walk would stop at the end of the run, or within it
-// (at a letter, after a letter). A run that holds bytes beyond ASCII too
-// is a word of the set when letterKeys holds it, its 0xC3s stand as such
-// (leadsStand), and no digit follows; else read reads it (a walk may stop
-// before a rune beyond ASCII that is no letter). It calls nothing and
+// i), or -1 where read must read it. It reads as read would: a run of one
+// to seven ASCII letters, followed by an ASCII rune that is neither a
+// letter nor a digit, is a word of the set when letterKeys holds it, else
+// none: a walk would stop at the end of the run, or within it (at a
+// letter, after a letter). A run followed by a digit is left to read (a
+// word may go on in digits, "m2"; else it must not run on into one). A run
+// that holds bytes beyond ASCII too is a word of the set when letterKeys
+// holds it and its 0xC3s stand as such (leadsStand); else read reads it (a
+// walk may stop before a rune beyond ASCII that is no letter). It calls nothing and
 // checks no index it need not (a leaf, without a frame of its own), for
 // quantity, which reads most units and periods so. It counts no reads of
 // its own (s.reads, for TestScanLinear): the eight bytes it reads after a
@@ -295,7 +318,7 @@ func (s *scanner) may(ws *wordSet, i int) bool {
 // counted where it returns.
 func (s *scanner) readLetters(ws *wordSet, i int) (code uint8, end int) {
 	t, keys := s.t, ws.letterKeys
-	if uint(i+8) > uint(len(t)) || len(keys) != 256 {
+	if uint(i+8) > uint(len(t)) || len(keys) != 1<<letterBits {
 		return 0, -1
 	}
 	x := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
@@ -310,7 +333,10 @@ func (s *scanner) readLetters(ws *wordSet, i int) (code uint8, end int) {
 	}
 	// (The key holds a byte beyond ASCII where the run does.)
 	key := (x | 0x20*ones) & (1<<k - 1)
-	for h := letterSlot(key); c-'0' >= 10; h++ {
+	if c-'0' < 10 {
+		return 0, -1 // a word may go on in digits ("m2")
+	}
+	for h := wordSlot(key); ; h = (h + 1) & (1<<letterBits - 1) {
 		if e := keys[h]; (e^key)<<8 == 0 || e == 0 {
 			if e != 0 && (key&(0x80*ones) == 0 || leadsStand(x, key)) {
 				return uint8(e >> 56), i + k>>3

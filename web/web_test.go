@@ -379,8 +379,9 @@ func realGuard(t *testing.T) (wasm, execJS []byte) {
 
 // maxGuardGzip is the guard's download budget, gzipped as served: the page
 // cannot pre-check anything before it has it. An empty syscall/js program
-// is about 570 KB.
-const maxGuardGzip = 650_000
+// is about 570 KB. (Issue 24 allows 700 KB gzip, 600 KB brotli as the
+// browser receives it, for the tables of units and currencies.)
+const maxGuardGzip = 700_000
 
 func TestBuildWASM(t *testing.T) {
 	wasm, execJS := realGuard(t)
