@@ -158,6 +158,11 @@ func TestNames(t *testing.T) {
 			t.Errorf("%q (of %q) has no code in names", v, of)
 		}
 	}
+	n := 0
+	rows(currencySpec, func(string, string, string) { n++ })
+	if n != int(lastCurrency) {
+		t.Errorf("lastCurrency is %d; currencySpec has %d rows", lastCurrency, n)
+	}
 	for _, ws := range []*wordSet{unitWords, periodWords, periodSpaced, currencyCodes} {
 		for w, v := range ws.words {
 			if v != "" {

@@ -186,11 +186,8 @@ const (
 	gbp
 )
 
-var lastCurrency = func() uint8 {
-	n := uint8(0)
-	rows(currencySpec, func(string, string, string) { n++ })
-	return n
-}()
+// lastCurrency is the number of rows of currencySpec (TestNames).
+const lastCurrency = 50
 
 // boundUnit is the unit of a snippet's bare value that counts something
 // else ("25 engineers", "20%"'s 20): it grounds a bare value, and no value
@@ -262,21 +259,27 @@ var periodSpaced = newWordSet(table(`
 	= per a an each every i om pro`)).withPairs()
 
 // rates maps a unit and a period to the rate they make (km and hour: km/h),
-// from the names of the rates: the unit before the '/', the period after.
-var rates = func() (out [][3]uint8) {
+// from the names of the rates: the unit before the '/', the period after;
+// rateBase marks the units that make one.
+var rates, rateBase = func() (out [][3]uint8, base []bool) {
+	base = make([]bool, 256)
 	for c, name := range names {
 		if u, p, ok := cut(name, '/'); ok {
 			if w, ok := periodWords.words[p]; ok {
 				out = append(out, [3]uint8{nameCode(u), nameCode(w), uint8(c)})
+				base[nameCode(u)] = true
 			}
 		}
 	}
-	return out
+	return out, base
 }()
 
 // rate returns the rate that unit per period makes, when there is one,
 // else unit and period as they are.
 func rate(unit, period uint8) (uint8, uint8) {
+	if !rateBase[unit] { // most: a price per a period
+		return unit, period
+	}
 	for _, r := range rates {
 		if r[0] == unit && r[1] == period {
 			return r[2], 0

@@ -336,8 +336,9 @@ func (s *scanner) readLetters(ws *wordSet, i int) (code uint8, end int) {
 	if c-'0' < 10 {
 		return 0, -1 // a word may go on in digits ("m2")
 	}
-	for h := wordSlot(key); ; h = (h + 1) & (1<<letterBits - 1) {
-		if e := keys[h]; (e^key)<<8 == 0 || e == 0 {
+	tbl := (*[1 << letterBits]uint64)(keys) // (its length checked above)
+	for h := wordSlot(key); ; h++ {
+		if e := tbl[h&(1<<letterBits-1)]; (e^key)<<8 == 0 || e == 0 {
 			if e != 0 && (key&(0x80*ones) == 0 || leadsStand(x, key)) {
 				return uint8(e >> 56), i + k>>3
 			}
