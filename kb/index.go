@@ -54,9 +54,12 @@ type index struct {
 	terms   map[string][]posting
 	vocab   []string            // sorted stems
 	fwords  []fuzzyWord         // sorted surface words (for spelling mistakes)
+	byLen   [][]int32           // the indexes of fwords by their length in runes
 	surface map[string][]string // surface word → its indexed stems
 	langs   map[string]uint8    // surface word or stem → languages it is in (langBit)
 	rvocab  []string            // sorted reversed stems
+	fwd     *trie               // surface words, stems and thesaurus words (see buildTries)
+	bwd     *trie               // the same, reversed
 	pool    sync.Pool
 	cache   expansionCache
 }
@@ -106,6 +109,9 @@ func (ix *index) expandCached(word, lang string) wordInfo {
 // info returns what the index makes of a query word.
 func (ix *index) info(word, lang string) wordInfo {
 	var w wordInfo
+	if utf8.RuneCountInString(word) > maxWordRunes {
+		return w // not a word anyone types: unknown, at no cost
+	}
 	w.exps, w.exact, w.known = ix.expand(word, lang)
 	w.left, w.right = ix.splitCompound(word)
 	if w.left != "" {
@@ -230,8 +236,13 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	for i, w := range words {
 		r := []rune(w)
 		ix.fwords[i] = fuzzyWord{word: w, runes: r, mask: letterMask(r), langs: ix.langs[w]}
+		for len(ix.byLen) <= len(r) {
+			ix.byLen = append(ix.byLen, nil)
+		}
+		ix.byLen[len(r)] = append(ix.byLen[len(r)], int32(i))
 	}
 	slices.Sort(ix.rvocab)
+	ix.buildTries()
 	n := len(docs)
 	ix.pool.New = func() any { return newScratch(n) }
 	return ix
@@ -397,39 +408,50 @@ func (ix *index) expand(word, lang string) (exps expansions, exact, known bool) 
 	return exps, exact, known
 }
 
-// splitCompound splits a word of at least 8 letters into two words the
+// splitCompound splits a word of 8–maxWordRunes letters into two words the
 // index or the thesaurus knows (each of at least 3 letters, a linking "s"
 // or "e" dropped), preferring the longest last part; or returns "", "".
+// The words the word begins and ends with are read from the index's tries
+// in one pass each; a last part known only through its stem ("tillägget" →
+// "tillägg") is stemmed at no more than maxStemChecks split points.
 func (ix *index) splitCompound(word string) (string, string) {
 	r := []rune(word)
-	if len(r) < 8 || hasDigit(word) {
+	n := len(r)
+	if n < 8 || n > maxWordRunes || hasDigit(word) {
 		return "", ""
 	}
-	for k := 3; k <= len(r)-3; k++ {
-		left, right := string(r[:k]), string(r[k:])
-		if !ix.wordKnown(right) {
+	var pbuf, sbuf [maxWordRunes + 1]uint8
+	pre, suf := pbuf[:n+1], sbuf[:n+1]
+	ix.fwd.prefixes(r, pre)
+	ix.bwd.suffixes(r, suf)
+	checks := 0
+	for k := 3; k <= n-3; k++ {
+		// a linking "s" or "e" is dropped when the word is known without it
+		left := -1
+		switch {
+		case k-1 >= 3 && (r[k-1] == 's' || r[k-1] == 'e') && pre[k-1]&tKnown != 0:
+			left = k - 1
+		case pre[k]&tKnown != 0:
+			left = k
+		default:
 			continue
 		}
-		// a linking "s" or "e" is dropped when the word is known without it
-		for _, l := range [2]string{left[:len(left)-1], left} {
-			if (l == left || left[len(left)-1] == 's' || left[len(left)-1] == 'e') && utf8.RuneCountInString(l) >= 3 && ix.wordKnown(l) {
-				return l, right
-			}
+		known := suf[k]&tKnown != 0
+		if !known && checks < maxStemChecks {
+			checks++
+			known = ix.stemIndexed(string(r[k:]))
+		}
+		if known {
+			return string(r[:left]), string(r[k:])
 		}
 	}
 	return "", ""
 }
 
-// wordKnown reports a word whose stem the index holds, or a word of the
-// thesaurus with a word the index holds.
-func (ix *index) wordKnown(w string) bool {
-	if ix.langs[w] != 0 {
-		return true
-	}
-	for _, syn := range synonyms[w] {
-		if ix.langs[syn] != 0 {
-			return true
-		}
+// stemIndexed reports a word one of whose stems the index holds.
+func (ix *index) stemIndexed(w string) bool {
+	if utf8.RuneCountInString(w) > maxWordRunes {
+		return false
 	}
 	var buf [2]string
 	for _, st := range stemsOf(w, buf[:0]) {
@@ -453,29 +475,33 @@ func (ix *index) fuzzy(exps *expansions, word string, bit uint8) bool {
 		return false
 	}
 	mask := letterMask(r)
-	found := false
-	for i := range ix.fwords {
-		v := &ix.fwords[i]
-		if d := len(v.runes) - n; d > budget || d < -budget || v.langs&bit == 0 {
-			continue
-		}
-		if popcount(mask^v.mask) > 2*budget {
-			continue
-		}
-		if n == 4 && v.runes[0] != r[0] { // a short word: its first letter is right
-			continue
-		}
-		if osaRunes(r, v.runes, budget) <= budget {
-			for _, st := range ix.surface[v.word] {
-				exps.add(st, wFuzzy)
+	var buf [16]int32
+	near := buf[:0] // the close words, as indexes of fwords
+	for l := max(n-budget, 0); l <= n+budget && l < len(ix.byLen); l++ {
+		for _, i := range ix.byLen[l] {
+			v := &ix.fwords[i]
+			if v.langs&bit == 0 || popcount(mask^v.mask) > 2*budget {
+				continue
 			}
-			for _, syn := range synonyms[v.word] {
-				ix.addWord(exps, syn, wFuzzy*wSynonym)
+			if n == 4 && v.runes[0] != r[0] { // a short word: its first letter is right
+				continue
 			}
-			found = true
+			if osaRunes(r, v.runes, budget) <= budget {
+				near = append(near, i)
+			}
 		}
 	}
-	return found
+	slices.Sort(near) // in lexical order, as they are added
+	for _, i := range near {
+		v := &ix.fwords[i]
+		for _, st := range ix.surface[v.word] {
+			exps.add(st, wFuzzy)
+		}
+		for _, syn := range synonyms[v.word] {
+			ix.addWord(exps, syn, wFuzzy*wSynonym)
+		}
+	}
+	return len(near) > 0
 }
 
 // fuzzyWord is an indexed surface word prepared for fuzzy.
@@ -545,17 +571,73 @@ func (ix *index) compounds(exps *expansions, s string, inLang func(string) bool)
 		}
 	}
 	r := []rune(s)
-	for k := len(r) - 1; k >= minCompoundLen; k-- {
-		if v := string(r[:k]); inLang(v) {
-			exps.add(v, wCompound)
-			known = known || ix.partKnown(string(r[k:]))
+	n := len(r)
+	if n > maxWordRunes {
+		return known
+	}
+	var pbuf, sbuf [maxWordRunes + 1]uint8
+	pre, suf := pbuf[:n+1], sbuf[:n+1]
+	ix.fwd.prefixes(r, pre)
+	ix.bwd.suffixes(r, suf)
+	const bit = tEnglish | tSwedish
+	checks := 0
+	// rest reports whether the rest of a compound, r[from:to], is a known
+	// word (a linking "s" or "e" dropped from its start), or a word of
+	// conversation: read from the tries, or stemmed at a few places.
+	rest := func(from, to int, flags func(int) uint8) bool {
+		if to-from < 3 {
+			return false
 		}
-		if v := string(r[len(r)-k:]); inLang(v) {
-			exps.add(v, wCompound)
-			known = known || ix.partKnown(string(r[:len(r)-k]))
+		if flags(from)&(tKnown|tConverse) != 0 {
+			return true
+		}
+		if (r[from] == 's' || r[from] == 'e') && to-from-1 >= 3 && flags(from+1)&(tKnown|tConverse) != 0 {
+			return true
+		}
+		if checks < maxStemChecks {
+			checks++
+			return ix.stemIndexed(string(r[from:to]))
+		}
+		return false
+	}
+	for k := n - 1; k >= minCompoundLen; k-- {
+		if pre[k]&bit != 0 {
+			if v := string(r[:k]); inLang(v) {
+				exps.add(v, wCompound)
+				known = known || rest(k, n, func(i int) uint8 { return suf[i] })
+			}
+		}
+		if suf[n-k]&bit != 0 {
+			if v := string(r[n-k:]); inLang(v) {
+				exps.add(v, wCompound)
+				// the part before: r[:n-k], read with the forward trie
+				// (a linking "s" or "e" at its end)
+				known = known || ix.partBefore(r[:n-k], pre, &checks)
+			}
 		}
 	}
 	return known
+}
+
+// partBefore reports whether p, the first part of a compound, is a known
+// word (a linking "s" or "e" dropped from its end) or a word of
+// conversation; pre holds the forward trie's flags of the compound.
+func (ix *index) partBefore(p []rune, pre []uint8, checks *int) bool {
+	n := len(p)
+	if n < 3 {
+		return false
+	}
+	if pre[n]&(tKnown|tConverse) != 0 {
+		return true
+	}
+	if (p[n-1] == 's' || p[n-1] == 'e') && n-1 >= 3 && pre[n-1]&(tKnown|tConverse) != 0 {
+		return true
+	}
+	if *checks < maxStemChecks {
+		*checks++
+		return ix.stemIndexed(string(p))
+	}
+	return false
 }
 
 // prefixOf adds the stems of the indexed words that w begins, and reports
@@ -569,17 +651,6 @@ func (ix *index) prefixOf(exps *expansions, w string) bool {
 		found = true
 	}
 	return found
-}
-
-// partKnown reports whether the rest of a compound is a known word (a
-// linking "s" or "e" dropped): see wordKnown, or a word of conversation.
-func (ix *index) partKnown(w string) bool {
-	for _, cand := range [3]string{w, strings.TrimPrefix(w, "s"), strings.TrimPrefix(w, "e")} {
-		if utf8.RuneCountInString(cand) >= 3 && (conversationWords[cand] || ix.wordKnown(cand)) {
-			return true
-		}
-	}
-	return false
 }
 
 // editBudget is the number of edits a misspelt word of n runes may have.
@@ -704,10 +775,13 @@ type qword struct {
 // its parts in turn (see splitMessage), questions before statements.
 // known is the largest share of a part's weight the knowledge base knows.
 func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float64) {
+	query = clip(query, maxMessageBytes)
 	parts := splitMessage(query)
 	if len(parts) == 0 {
 		return nil, 0
 	}
+	parts = parts[:min(len(parts), maxParts)]
+	budget := maxMessageWords
 	lang := detectLang(query)
 	names := contextNames(query)
 	s := b.idx.pool.Get().(*scratch)
@@ -717,7 +791,7 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float
 	var before []string     // the words of the parts before
 	offTopicQuestion := false
 	for _, p := range parts {
-		ws, off := b.analyse(p, lang, names, fl)
+		ws, off := b.analyse(p, lang, names, fl, &budget)
 		offTopicQuestion = offTopicQuestion || off && p.question
 		// A part of one or two words leans on the parts before it: "How
 		// much is Family and how much storage do we get?"
@@ -749,6 +823,17 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float
 		lists = found[1]
 	}
 	return merge(lists, k), known
+}
+
+// clip returns s cut to at most n bytes, at a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // merge merges the ranked hits of the parts of a message: the best hit of
@@ -810,7 +895,10 @@ func merge(lists [][]ranked, k int) []ranked {
 // typing slip or an abbreviation), a number, a misspelt stop word or word
 // of conversation, or a name where a customer introduces themselves; with
 // the relevance floor on, one salient word puts the part off topic.
-func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor) (words []qword, offTopic bool) {
+//
+// budget is the number of words the message may still expand (see
+// maxMessageWords); the words after it are not read.
+func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor, budget *int) (words []qword, offTopic bool) {
 	ix := b.idx
 	maxIDF := ix.idf(1)
 	var out []qword
@@ -827,15 +915,23 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor) 
 		var covered map[string]bool
 		var addWord func(w, orig string)
 		addWord = func(w, orig string) {
-			if seen(w) {
+			if seen(w) || *budget <= 0 {
 				return
 			}
-			info := ix.expandCached(w, lang)
+			*budget--
+			name := isName(orig) || capitalised(orig) && !first
+			var info wordInfo
+			if name && !ix.stemIndexed(w) {
+				// a name is not expanded (see below): no cost
+				info.filler = utf8.RuneCountInString(w) <= maxWordRunes && nearFiller(w)
+			} else {
+				info = ix.expandCached(w, lang)
+			}
 			exps, exact, kn := info.exps, info.exact, info.known
 			if covered[w] && !exact {
 				return // part of a phrase, meaningless alone
 			}
-			if !exact && (isName(orig) || capitalised(orig) && !first) {
+			if !exact && name {
 				// "iPhone", "YouTube", "HBO", "Systembolaget" (a capital
 				// inside the word or the sentence): a name is what it is,
 				// not a misspelling or a compound of the knowledge base's
