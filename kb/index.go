@@ -48,19 +48,20 @@ type posting struct {
 }
 
 type index struct {
-	docLen  []float32
-	avgLen  float64
-	terms   map[string][]posting
-	vocab   []string            // sorted stems
-	fwords  []fuzzyWord         // sorted surface words (for spelling mistakes)
-	byLen   [][]int32           // the indexes of fwords by their length in runes
-	surface map[string][]string // surface word → its indexed stems
-	langs   map[string]uint8    // surface word or stem → languages it is in (langBit)
-	rvocab  []string            // sorted reversed stems
-	fwd     *trie               // surface words, stems and thesaurus words (see buildTries)
-	bwd     *trie               // the same, reversed
-	pool    sync.Pool
-	cache   expansionCache
+	docLen   []float32
+	avgLen   float64
+	terms    map[string][]posting
+	vocab    []string            // sorted stems
+	fwords   []fuzzyWord         // sorted surface words (for spelling mistakes)
+	byLen    [][]int32           // the indexes of fwords by their length in runes
+	surface  map[string][]string // surface word → its indexed stems
+	langs    map[string]uint8    // surface word or stem → languages it is in (langBit)
+	rvocab   []string            // sorted reversed stems
+	fwd      *trie               // surface words, stems and thesaurus words (see buildTries)
+	lexKinds int                 // the kinds of lexicon expansion (WithLexicon)
+	bwd      *trie               // the same, reversed
+	pool     sync.Pool
+	cache    expansionCache
 }
 
 // expansionCache remembers what query words expand to: expanding a word the
@@ -403,6 +404,9 @@ func (ix *index) expand(word, lang string) (exps expansions, exact, known bool) 
 		if ix.addWord(&exps, syn, wSynonym) {
 			known = true
 		}
+	}
+	if !hasDigit(word) && ix.lexicon(&exps, word, bit) {
+		known = true
 	}
 	return exps, exact, known
 }

@@ -7,21 +7,10 @@ import (
 )
 
 // Search returns the k best snippets for query (k <= 0: [DefaultK]), best
-// first; ties are ordered by file, then line. It returns nothing when no
-// snippet clears the relevance floor.
+// first; ties are ordered by file, then line. It returns nothing when the
+// message is off topic (see [Base.Find], which also says how sure it is).
 func (b *Base) Search(query string, k int) []Hit {
-	if k <= 0 {
-		k = DefaultK
-	}
-	ranked, _ := b.search(query, k, b.opts.floor)
-	if len(ranked) == 0 {
-		return nil
-	}
-	hits := make([]Hit, len(ranked))
-	for i, r := range ranked {
-		hits[i] = r.Hit
-	}
-	return hits
+	return b.Find(query, k).Hits
 }
 
 // ranked is a hit with the share of the query's weight it matched.
@@ -45,16 +34,19 @@ type qword struct {
 	exps   expansions
 	exact  bool
 	weight float64 // its weight in the relevance floor
+	name   bool    // written as a name (see isName, capitalised)
 }
 
 // search returns the k best snippets for a message: the best of each of
-// its parts in turn (see splitMessage), questions before statements.
-// known is the largest share of a part's weight the knowledge base knows.
-func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float64) {
+// its parts in turn (see splitMessage), questions before statements, and
+// the message's score: the largest share of a part's weight that one of
+// its hits covers. A part none of whose hits covers fl.query of its weight
+// is off topic.
+func (b *Base) search(query string, k int, fl floor) (hits []ranked, v verdict) {
 	query = clip(query, maxMessageBytes)
 	parts := splitMessage(query)
 	if len(parts) == 0 {
-		return nil, 0
+		return nil, verdict{}
 	}
 	parts = parts[:min(len(parts), maxParts)]
 	budget := maxMessageWords
@@ -64,41 +56,51 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float
 	defer b.idx.pool.Put(s)
 
 	var found [2][][]ranked // per kind of part (question, statement): the ranked hits of each part
+	var best [2]verdict     // per kind of part: the best part's verdict
 	var before []string     // the words of the parts before
 	offTopicQuestion := false
 	for _, p := range parts {
-		ws, off := b.analyse(p, lang, names, fl, &budget)
-		offTopicQuestion = offTopicQuestion || off && p.question
+		ws := b.analyse(p, lang, names, &budget)
 		// A part of one or two words leans on the parts before it: "How
 		// much is Family and how much storage do we get?"
 		var context []string
 		if len(ws) <= 2 {
 			context = before
 		}
+		hs, unknown, names := b.searchPart(s, ws, p, context, lang, k, fl)
+		s.reset()
+		v := verdict{unknown: unknown, names: names}
+		for _, h := range hs {
+			v.share = max(v.share, h.share)
+		}
+		if len(hs) == 0 || !fl.answers(v) {
+			// nothing covers enough of this part: off topic (and no
+			// context for the parts after it)
+			offTopicQuestion = offTopicQuestion || p.question && len(ws) > 0
+			continue
+		}
 		for _, w := range ws {
 			if len(w.exps) > 0 {
 				before = append(before, w.word)
 			}
 		}
-		hs, kn := b.searchPart(s, ws, p, context, lang, k, fl)
-		known = max(known, kn)
-		if len(hs) > 0 {
-			kind := 1
-			if p.question {
-				kind = 0
-			}
-			found[kind] = append(found[kind], hs)
+		kind := 1
+		if p.question {
+			kind = 0
 		}
-		s.reset()
+		found[kind] = append(found[kind], hs)
+		if len(found[kind]) == 1 || v.better(best[kind]) {
+			best[kind] = v
+		}
 	}
-	lists := found[0]
+	lists, v := found[0], best[0]
 	if len(lists) == 0 && !offTopicQuestion {
 		// no question, or none with an answer: the statements ("my card
 		// payment failed."); but not when the question is off topic
 		// ("I have Premium. What does Netflix cost?")
-		lists = found[1]
+		lists, v = found[1], best[1]
 	}
-	return merge(lists, k), known
+	return merge(lists, k), v
 }
 
 // clip returns s cut to at most n bytes, at a rune boundary.
@@ -174,16 +176,15 @@ func merge(lists [][]ranked, k int) []ranked {
 //
 // budget is the number of words the message may still expand (see
 // maxMessageWords); the words after it are not read.
-func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor, budget *int) (words []qword, offTopic bool) {
+func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *int) []qword {
 	ix := b.idx
 	maxIDF := ix.idf(1)
 	var out []qword
-	salient := false
 	first := true // the first word of the part, capitalised as any first word
 	for _, clause := range p.clauses {
 		var tokens []string
 		var ws []qword
-		knows, sal := false, false
+		knows := false
 		seen := func(w string) bool {
 			return slices.ContainsFunc(out, func(q qword) bool { return q.word == w }) ||
 				slices.ContainsFunc(ws, func(q qword) bool { return q.word == w })
@@ -236,7 +237,7 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor, 
 					}
 				}
 			}
-			q := qword{word: w, exps: exps, exact: exact}
+			q := qword{word: w, exps: exps, exact: exact, name: name}
 			switch {
 			case kn:
 				knows = true
@@ -245,12 +246,11 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor, 
 						q.weight = max(q.weight, ix.idf(len(ix.terms[e.stem])))
 					}
 				}
-			case isSalient(w, orig, names, info.filler):
-				sal = true
-				q.weight = maxIDF
-			case utf8.RuneCountInString(w) == 3:
-				// a short word is too often a slip to put a part off topic
-				// ("fre trial"), but it still weighs in the floor ("car")
+			case isSalient(w, orig, names, info.filler), utf8.RuneCountInString(w) == 3:
+				// an unknown word says the part may be about something
+				// else: it weighs the most ("car" too; "fre" in "fre
+				// trial" is a slip, and a name the customer introduces
+				// themselves with weighs nothing)
 				q.weight = maxIDF
 			}
 			ws = append(ws, q)
@@ -273,13 +273,20 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor, 
 		if !knows {
 			continue // small talk
 		}
-		salient = salient || sal
 		out = append(out, ws...)
 	}
-	if salient && fl.query > 0 {
-		return nil, true
+	return out
+}
+
+// lexOnly reports expansions that all come from the lexicon (see
+// wLexSynonym, wLexHypernym).
+func lexOnly(exps expansions) bool {
+	for _, e := range exps {
+		if e.weight != wLexSynonym && e.weight != wLexHypernym {
+			return false
+		}
 	}
-	return out, false
+	return true
 }
 
 // isName reports a word written with a capital letter after its first
@@ -322,28 +329,35 @@ func isSalient(w, orig string, names map[string]bool, filler bool) bool {
 
 // searchPart ranks the snippets for the words of one part, with the words
 // of context (they add a little to a snippet's score).
-func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string, lang string, k int, fl floor) (hits []ranked, known float64) {
+//
+// unknown is the share of the part's weight held by words the knowledge
+// base does not know.
+func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string, lang string, k int, fl floor) (hits []ranked, unknown, names float64) {
 	ix := b.idx
 	// Numbers count in the floor only in a part of nothing but numbers:
 	// "300 000 kr" says nothing of what a question is about.
 	numbersOnly := !slices.ContainsFunc(words, func(q qword) bool { return !numberLike(q.word) && q.weight > 0 })
-	var queryWeight, knownWeight float64
+	var queryWeight, unknownWeight, nameWeight float64
 	for _, w := range words {
 		if numberLike(w.word) && !numbersOnly {
 			continue
 		}
 		queryWeight += w.weight
-		if len(w.exps) > 0 {
-			knownWeight += w.weight
+		if len(w.exps) == 0 {
+			unknownWeight += w.weight
+			if w.name {
+				nameWeight += w.weight
+			}
+		} else if lexOnly(w.exps) {
+			// known only through the general lexicon: half unknown
+			unknownWeight += w.weight / 2
 		}
 	}
 	if queryWeight == 0 {
-		return nil, 0
+		return nil, 0, 0
 	}
-	known = knownWeight / queryWeight
-	if known < fl.query {
-		return nil, known
-	}
+	unknown = unknownWeight / queryWeight
+	names = nameWeight / queryWeight
 	for _, w := range words {
 		if len(w.exps) > 0 {
 			ix.score(s, w.exps, w.weight, true)
@@ -394,6 +408,5 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 			hits[i], hits[i-1] = hits[i-1], hits[i]
 		}
 	}
-	return hits, known
+	return hits, unknown, names
 }
-
