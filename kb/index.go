@@ -26,6 +26,7 @@ const (
 	wTableHeader   = 0.4 // a word of the header row of a table row's snippet
 	wContext       = 0.5 // a word of the parent list item
 	wKind          = 0.5 // a word for the kind of a number in the snippet
+	wAsked         = 0.4 // a word of how customers ask about the section ("<!-- asked: … -->")
 	wFuzzy         = 0.8 // a query word matched through a close spelling
 	wCompound      = 0.7 // a query word matched as part of a compound
 	wSynonym       = 0.6 // a query word matched through its thesaurus group
@@ -143,14 +144,16 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	tf := make(map[string]float32)
 	var buf []string
 	var length float32
+	asked := false // adding the words of an "asked" comment
 	add := func(text, lang string, w float32) {
 		tokenize(text, func(tok string) {
 			if stopWord(tok) {
 				return
 			}
 			// Numbers are searchable but do not make a snippet longer: the
-			// snippets with the numbers are the ones worth citing.
-			if !isDigits(tok) {
+			// snippets with the numbers are the ones worth citing. Nor do
+			// the words of "asked" comments, shared by a whole section.
+			if !isDigits(tok) && !asked {
 				length += w
 			}
 			key := stemKey{tok, lang}
@@ -187,6 +190,11 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 		}
 		if c.context != "" {
 			add(c.context, d.Lang, wContext)
+		}
+		if c.asked != "" {
+			asked = true
+			add(c.asked, d.Lang, wAsked)
+			asked = false
 		}
 		// What kind of numbers a snippet holds is searchable too: "what is
 		// your phone number" finds the snippet with the phone number.
