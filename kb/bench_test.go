@@ -190,3 +190,16 @@ func BenchmarkSearchQuestions(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDefaultWithLexicon is a cold start with the lexicon: loading the
+// embedded base and parsing both lexicon tables (done once per process, at
+// the first search).
+func BenchmarkDefaultWithLexicon(b *testing.B) {
+	for b.Loop() {
+		if _, err := loadDefault(); err != nil {
+			b.Fatal(err)
+		}
+		parseLexicon(lexiconEN)
+		parseLexicon(lexiconSV)
+	}
+}

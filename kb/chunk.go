@@ -15,6 +15,7 @@ type chunk struct {
 	heading []string // heading trail, outermost first
 	lead    string   // searchable context: the lead-in line of a list ("Prices:")
 	context string   // searchable context: the parent list item
+	asked   string   // searchable context: how customers ask about its section (see askedOf)
 }
 
 // Chunking rules (see the package documentation for the why):
@@ -35,10 +36,15 @@ type chunk struct {
 //     so the row keeps its meaning; Line is the row's line.
 //   - Lines in a fenced code block are kept verbatim and chunked like a
 //     paragraph (blank lines split); markdown inside is not interpreted.
-//   - YAML front matter at the top of a file and HTML comments are skipped.
+//   - YAML front matter at the top of a file and HTML comments are skipped,
+//     but for "<!-- asked: … -->": how customers ask about a section, written
+//     at the end of its heading line or on a line of its own in it. It is
+//     searchable with every snippet of the section and of the sections under
+//     it, and never shown.
 type chunker struct {
 	lines    []string
 	out      []chunk
+	asked    map[string]string // heading trail (joined by "\x00") → its "asked" comments
 	headings [6]string
 	trail    []string // cached heading trail, nil when stale
 	// pending paragraph or list item
@@ -75,7 +81,54 @@ func splitLines(text string) []string {
 func chunkMarkdown(text string) []chunk {
 	c := &chunker{lines: splitLines(text)}
 	c.run()
+	if len(c.asked) > 0 {
+		for i := range c.out {
+			var parts []string
+			for j := 1; j <= len(c.out[i].heading); j++ {
+				if a := c.asked[strings.Join(c.out[i].heading[:j], "\x00")]; a != "" {
+					parts = append(parts, a)
+				}
+			}
+			if a := c.asked[""]; a != "" {
+				parts = append(parts, a)
+			}
+			c.out[i].asked = strings.Join(parts, "\n")
+		}
+	}
 	return c.out
+}
+
+// askedMark starts the comment in which authors say how customers ask.
+const askedMark = "<!-- asked:"
+
+// cutAsked splits a line into its text and the text of an "asked" comment
+// in it ("## Trash <!-- asked: I deleted a file by mistake -->").
+func cutAsked(s string) (text, asked string) {
+	i := strings.Index(s, askedMark)
+	if i < 0 {
+		return s, ""
+	}
+	rest := s[i+len(askedMark):]
+	j := strings.Index(rest, "-->")
+	if j < 0 {
+		return s, ""
+	}
+	return strings.TrimSpace(s[:i] + rest[j+3:]), strings.TrimSpace(rest[:j])
+}
+
+// addAsked records an "asked" comment for the current section.
+func (c *chunker) addAsked(a string) {
+	if a == "" {
+		return
+	}
+	if c.asked == nil {
+		c.asked = map[string]string{}
+	}
+	k := strings.Join(c.heading(), "\x00")
+	if c.asked[k] != "" {
+		a = c.asked[k] + "\n" + a
+	}
+	c.asked[k] = a
 }
 
 // heading returns the current heading trail; snippets of one section share
@@ -169,6 +222,9 @@ func (c *chunker) run() {
 			c.flush(inItem)
 			c.emitLead()
 			inItem = false
+			if _, a := cutAsked(trim); a != "" {
+				c.addAsked(a)
+			}
 			for ; i < len(lines) && !strings.Contains(lines[i], "-->"); i++ {
 			}
 			continue
@@ -255,7 +311,9 @@ func (c *chunker) run() {
 }
 
 func (c *chunker) setHeading(level int, text string) {
+	text, asked := cutAsked(text)
 	c.headings[level-1] = text
+	defer c.addAsked(asked)
 	c.trail = nil
 	for j := level; j < len(c.headings); j++ {
 		c.headings[j] = ""

@@ -3,6 +3,7 @@ package kb
 import (
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 type wantChunk struct {
@@ -149,5 +150,32 @@ func TestChunkSkipped(t *testing.T) {
 	}
 	if got := chunkMarkdown("# Only a heading\n\n## And another\n"); len(got) != 0 {
 		t.Errorf("headings alone gave %d chunks", len(got))
+	}
+}
+
+// TestAsked: "asked" comments, on a heading line or a line of their own,
+// are searchable with every snippet of their section and the sections under
+// it, and never shown; the heading is kept without them.
+func TestAsked(t *testing.T) {
+	md := "# Storage <!-- asked: where are my things kept -->\n\nFiles live in Sweden.\n\n## Trash\n\n<!-- asked: I removed something by accident -->\nDeleted files stay 60 days.\n\n# Other\n\nUnrelated.\n"
+	cs := chunkMarkdown(md)
+	if len(cs) != 3 {
+		t.Fatalf("%d chunks: %+v", len(cs), cs)
+	}
+	want := []string{"where are my things kept", "where are my things kept\nI removed something by accident", ""}
+	for i, c := range cs {
+		if c.asked != want[i] {
+			t.Errorf("chunk %d %q: asked %q, want %q", i, c.text, c.asked, want[i])
+		}
+		if strings.Contains(c.text, "asked") || strings.Contains(strings.Join(c.heading, " "), "asked") {
+			t.Errorf("chunk %d shows the comment: %+v", i, c)
+		}
+	}
+	base, err := Load(fstest.MapFS{"a.md": {Data: []byte(md)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits := base.Search("I removed something by accident", 3); len(hits) == 0 || hits[0].Snippet.Line != 8 {
+		t.Errorf("hits %v", where(hits))
 	}
 }

@@ -37,8 +37,8 @@ func TestExplainRetrieval(t *testing.T) {
 				})
 			}
 		}
-		hs, known := base.search(c.Query, 5, base.opts.floor)
-		fmt.Printf("   KNOWN %.2f\n", known)
+		hs, score := base.search(c.Query, 5, base.opts.floor)
+		fmt.Printf("   SCORE %.2f\n", score)
 		for _, h := range hs {
 			fmt.Printf("   %.2f share=%.2f %s:%d %q\n", h.Score, h.share, h.Snippet.File, h.Snippet.Line, h.Snippet.Text)
 		}

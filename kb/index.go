@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -27,6 +26,7 @@ const (
 	wTableHeader   = 0.4 // a word of the header row of a table row's snippet
 	wContext       = 0.5 // a word of the parent list item
 	wKind          = 0.5 // a word for the kind of a number in the snippet
+	wAsked         = 0.4 // a word of how customers ask about the section ("<!-- asked: … -->")
 	wFuzzy         = 0.8 // a query word matched through a close spelling
 	wCompound      = 0.7 // a query word matched as part of a compound
 	wSynonym       = 0.6 // a query word matched through its thesaurus group
@@ -49,16 +49,20 @@ type posting struct {
 }
 
 type index struct {
-	docLen  []float32
-	avgLen  float64
-	terms   map[string][]posting
-	vocab   []string            // sorted stems
-	fwords  []fuzzyWord         // sorted surface words (for spelling mistakes)
-	surface map[string][]string // surface word → its indexed stems
-	langs   map[string]uint8    // surface word or stem → languages it is in (langBit)
-	rvocab  []string            // sorted reversed stems
-	pool    sync.Pool
-	cache   expansionCache
+	docLen   []float32
+	avgLen   float64
+	terms    map[string][]posting
+	vocab    []string            // sorted stems
+	fwords   []fuzzyWord         // sorted surface words (for spelling mistakes)
+	byLen    [][]int32           // the indexes of fwords by their length in runes
+	surface  map[string][]string // surface word → its indexed stems
+	langs    map[string]uint8    // surface word or stem → languages it is in (langBit)
+	rvocab   []string            // sorted reversed stems
+	fwd      *trie               // surface words, stems and thesaurus words (see buildTries)
+	lexKinds int                 // the kinds of lexicon expansion (WithLexicon)
+	bwd      *trie               // the same, reversed
+	pool     sync.Pool
+	cache    expansionCache
 }
 
 // expansionCache remembers what query words expand to: expanding a word the
@@ -106,6 +110,9 @@ func (ix *index) expandCached(word, lang string) wordInfo {
 // info returns what the index makes of a query word.
 func (ix *index) info(word, lang string) wordInfo {
 	var w wordInfo
+	if utf8.RuneCountInString(word) > maxWordRunes {
+		return w // not a word anyone types: unknown, at no cost
+	}
 	w.exps, w.exact, w.known = ix.expand(word, lang)
 	w.left, w.right = ix.splitCompound(word)
 	if w.left != "" {
@@ -137,14 +144,16 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	tf := make(map[string]float32)
 	var buf []string
 	var length float32
+	asked := false // adding the words of an "asked" comment
 	add := func(text, lang string, w float32) {
 		tokenize(text, func(tok string) {
 			if stopWord(tok) {
 				return
 			}
 			// Numbers are searchable but do not make a snippet longer: the
-			// snippets with the numbers are the ones worth citing.
-			if !isDigits(tok) {
+			// snippets with the numbers are the ones worth citing. Nor do
+			// the words of "asked" comments, shared by a whole section.
+			if !isDigits(tok) && !asked {
 				length += w
 			}
 			key := stemKey{tok, lang}
@@ -181,6 +190,11 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 		}
 		if c.context != "" {
 			add(c.context, d.Lang, wContext)
+		}
+		if c.asked != "" {
+			asked = true
+			add(c.asked, d.Lang, wAsked)
+			asked = false
 		}
 		// What kind of numbers a snippet holds is searchable too: "what is
 		// your phone number" finds the snippet with the phone number.
@@ -230,8 +244,13 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	for i, w := range words {
 		r := []rune(w)
 		ix.fwords[i] = fuzzyWord{word: w, runes: r, mask: letterMask(r), langs: ix.langs[w]}
+		for len(ix.byLen) <= len(r) {
+			ix.byLen = append(ix.byLen, nil)
+		}
+		ix.byLen[len(r)] = append(ix.byLen[len(r)], int32(i))
 	}
 	slices.Sort(ix.rvocab)
+	ix.buildTries()
 	n := len(docs)
 	ix.pool.New = func() any { return newScratch(n) }
 	return ix
@@ -394,42 +413,56 @@ func (ix *index) expand(word, lang string) (exps expansions, exact, known bool) 
 			known = true
 		}
 	}
+	if !hasDigit(word) && ix.lexicon(&exps, word, bit) {
+		known = true
+	}
 	return exps, exact, known
 }
 
-// splitCompound splits a word of at least 8 letters into two words the
+// splitCompound splits a word of 8–maxWordRunes letters into two words the
 // index or the thesaurus knows (each of at least 3 letters, a linking "s"
 // or "e" dropped), preferring the longest last part; or returns "", "".
+// The words the word begins and ends with are read from the index's tries
+// in one pass each; a last part known only through its stem ("tillägget" →
+// "tillägg") is stemmed at no more than maxStemChecks split points.
 func (ix *index) splitCompound(word string) (string, string) {
 	r := []rune(word)
-	if len(r) < 8 || hasDigit(word) {
+	n := len(r)
+	if n < 8 || n > maxWordRunes || hasDigit(word) {
 		return "", ""
 	}
-	for k := 3; k <= len(r)-3; k++ {
-		left, right := string(r[:k]), string(r[k:])
-		if !ix.wordKnown(right) {
+	var pbuf, sbuf [maxWordRunes + 1]uint8
+	pre, suf := pbuf[:n+1], sbuf[:n+1]
+	ix.fwd.prefixes(r, pre)
+	ix.bwd.suffixes(r, suf)
+	checks := 0
+	for k := 3; k <= n-3; k++ {
+		// a linking "s" or "e" is dropped when the word is known without it
+		left := -1
+		switch {
+		case k-1 >= 3 && (r[k-1] == 's' || r[k-1] == 'e') && pre[k-1]&tKnown != 0:
+			left = k - 1
+		case pre[k]&tKnown != 0:
+			left = k
+		default:
 			continue
 		}
-		// a linking "s" or "e" is dropped when the word is known without it
-		for _, l := range [2]string{left[:len(left)-1], left} {
-			if (l == left || left[len(left)-1] == 's' || left[len(left)-1] == 'e') && utf8.RuneCountInString(l) >= 3 && ix.wordKnown(l) {
-				return l, right
-			}
+		known := suf[k]&tKnown != 0
+		if !known && checks < maxStemChecks {
+			checks++
+			known = ix.stemIndexed(string(r[k:]))
+		}
+		if known {
+			return string(r[:left]), string(r[k:])
 		}
 	}
 	return "", ""
 }
 
-// wordKnown reports a word whose stem the index holds, or a word of the
-// thesaurus with a word the index holds.
-func (ix *index) wordKnown(w string) bool {
-	if ix.langs[w] != 0 {
-		return true
-	}
-	for _, syn := range synonyms[w] {
-		if ix.langs[syn] != 0 {
-			return true
-		}
+// stemIndexed reports a word one of whose stems the index holds.
+func (ix *index) stemIndexed(w string) bool {
+	if utf8.RuneCountInString(w) > maxWordRunes {
+		return false
 	}
 	var buf [2]string
 	for _, st := range stemsOf(w, buf[:0]) {
@@ -453,29 +486,33 @@ func (ix *index) fuzzy(exps *expansions, word string, bit uint8) bool {
 		return false
 	}
 	mask := letterMask(r)
-	found := false
-	for i := range ix.fwords {
-		v := &ix.fwords[i]
-		if d := len(v.runes) - n; d > budget || d < -budget || v.langs&bit == 0 {
-			continue
-		}
-		if popcount(mask^v.mask) > 2*budget {
-			continue
-		}
-		if n == 4 && v.runes[0] != r[0] { // a short word: its first letter is right
-			continue
-		}
-		if osaRunes(r, v.runes, budget) <= budget {
-			for _, st := range ix.surface[v.word] {
-				exps.add(st, wFuzzy)
+	var buf [16]int32
+	near := buf[:0] // the close words, as indexes of fwords
+	for l := max(n-budget, 0); l <= n+budget && l < len(ix.byLen); l++ {
+		for _, i := range ix.byLen[l] {
+			v := &ix.fwords[i]
+			if v.langs&bit == 0 || popcount(mask^v.mask) > 2*budget {
+				continue
 			}
-			for _, syn := range synonyms[v.word] {
-				ix.addWord(exps, syn, wFuzzy*wSynonym)
+			if n == 4 && v.runes[0] != r[0] { // a short word: its first letter is right
+				continue
 			}
-			found = true
+			if osaRunes(r, v.runes, budget) <= budget {
+				near = append(near, i)
+			}
 		}
 	}
-	return found
+	slices.Sort(near) // in lexical order, as they are added
+	for _, i := range near {
+		v := &ix.fwords[i]
+		for _, st := range ix.surface[v.word] {
+			exps.add(st, wFuzzy)
+		}
+		for _, syn := range synonyms[v.word] {
+			ix.addWord(exps, syn, wFuzzy*wSynonym)
+		}
+	}
+	return len(near) > 0
 }
 
 // fuzzyWord is an indexed surface word prepared for fuzzy.
@@ -545,17 +582,73 @@ func (ix *index) compounds(exps *expansions, s string, inLang func(string) bool)
 		}
 	}
 	r := []rune(s)
-	for k := len(r) - 1; k >= minCompoundLen; k-- {
-		if v := string(r[:k]); inLang(v) {
-			exps.add(v, wCompound)
-			known = known || ix.partKnown(string(r[k:]))
+	n := len(r)
+	if n > maxWordRunes {
+		return known
+	}
+	var pbuf, sbuf [maxWordRunes + 1]uint8
+	pre, suf := pbuf[:n+1], sbuf[:n+1]
+	ix.fwd.prefixes(r, pre)
+	ix.bwd.suffixes(r, suf)
+	const bit = tEnglish | tSwedish
+	checks := 0
+	// rest reports whether the rest of a compound, r[from:to], is a known
+	// word (a linking "s" or "e" dropped from its start), or a word of
+	// conversation: read from the tries, or stemmed at a few places.
+	rest := func(from, to int, flags func(int) uint8) bool {
+		if to-from < 3 {
+			return false
 		}
-		if v := string(r[len(r)-k:]); inLang(v) {
-			exps.add(v, wCompound)
-			known = known || ix.partKnown(string(r[:len(r)-k]))
+		if flags(from)&(tKnown|tConverse) != 0 {
+			return true
+		}
+		if (r[from] == 's' || r[from] == 'e') && to-from-1 >= 3 && flags(from+1)&(tKnown|tConverse) != 0 {
+			return true
+		}
+		if checks < maxStemChecks {
+			checks++
+			return ix.stemIndexed(string(r[from:to]))
+		}
+		return false
+	}
+	for k := n - 1; k >= minCompoundLen; k-- {
+		if pre[k]&bit != 0 {
+			if v := string(r[:k]); inLang(v) {
+				exps.add(v, wCompound)
+				known = known || rest(k, n, func(i int) uint8 { return suf[i] })
+			}
+		}
+		if suf[n-k]&bit != 0 {
+			if v := string(r[n-k:]); inLang(v) {
+				exps.add(v, wCompound)
+				// the part before: r[:n-k], read with the forward trie
+				// (a linking "s" or "e" at its end)
+				known = known || ix.partBefore(r[:n-k], pre, &checks)
+			}
 		}
 	}
 	return known
+}
+
+// partBefore reports whether p, the first part of a compound, is a known
+// word (a linking "s" or "e" dropped from its end) or a word of
+// conversation; pre holds the forward trie's flags of the compound.
+func (ix *index) partBefore(p []rune, pre []uint8, checks *int) bool {
+	n := len(p)
+	if n < 3 {
+		return false
+	}
+	if pre[n]&(tKnown|tConverse) != 0 {
+		return true
+	}
+	if (p[n-1] == 's' || p[n-1] == 'e') && n-1 >= 3 && pre[n-1]&(tKnown|tConverse) != 0 {
+		return true
+	}
+	if *checks < maxStemChecks {
+		*checks++
+		return ix.stemIndexed(string(p))
+	}
+	return false
 }
 
 // prefixOf adds the stems of the indexed words that w begins, and reports
@@ -569,17 +662,6 @@ func (ix *index) prefixOf(exps *expansions, w string) bool {
 		found = true
 	}
 	return found
-}
-
-// partKnown reports whether the rest of a compound is a known word (a
-// linking "s" or "e" dropped): see wordKnown, or a word of conversation.
-func (ix *index) partKnown(w string) bool {
-	for _, cand := range [3]string{w, strings.TrimPrefix(w, "s"), strings.TrimPrefix(w, "e")} {
-		if utf8.RuneCountInString(cand) >= 3 && (conversationWords[cand] || ix.wordKnown(cand)) {
-			return true
-		}
-	}
-	return false
 }
 
 // editBudget is the number of edits a misspelt word of n runes may have.
@@ -657,372 +739,6 @@ func newScratch(n int) *scratch {
 		best: make([]float64, n), bestW: make([]float64, n),
 		hit: make([]bool, n),
 	}
-}
-
-// Search returns the k best snippets for query (k <= 0: [DefaultK]), best
-// first; ties are ordered by file, then line. It returns nothing when no
-// snippet clears the relevance floor.
-func (b *Base) Search(query string, k int) []Hit {
-	if k <= 0 {
-		k = DefaultK
-	}
-	ranked, _ := b.search(query, k, b.opts.floor)
-	if len(ranked) == 0 {
-		return nil
-	}
-	hits := make([]Hit, len(ranked))
-	for i, r := range ranked {
-		hits[i] = r.Hit
-	}
-	return hits
-}
-
-// ranked is a hit with the share of the query's weight it matched.
-type ranked struct {
-	Hit
-	share float64
-	other bool // in the other language than the query's
-}
-
-// better orders the hits of a part: those in the query's language first.
-func (x ranked) better(y ranked) bool {
-	if x.other != y.other {
-		return !x.other
-	}
-	return better(x.Hit, y.Hit)
-}
-
-// qword is one word of a part of a message, as the index understands it.
-type qword struct {
-	word   string
-	exps   expansions
-	exact  bool
-	weight float64 // its weight in the relevance floor
-}
-
-// search returns the k best snippets for a message: the best of each of
-// its parts in turn (see splitMessage), questions before statements.
-// known is the largest share of a part's weight the knowledge base knows.
-func (b *Base) search(query string, k int, fl floor) (hits []ranked, known float64) {
-	parts := splitMessage(query)
-	if len(parts) == 0 {
-		return nil, 0
-	}
-	lang := detectLang(query)
-	names := contextNames(query)
-	s := b.idx.pool.Get().(*scratch)
-	defer b.idx.pool.Put(s)
-
-	var found [2][][]ranked // per kind of part (question, statement): the ranked hits of each part
-	var before []string     // the words of the parts before
-	offTopicQuestion := false
-	for _, p := range parts {
-		ws, off := b.analyse(p, lang, names, fl)
-		offTopicQuestion = offTopicQuestion || off && p.question
-		// A part of one or two words leans on the parts before it: "How
-		// much is Family and how much storage do we get?"
-		var context []string
-		if len(ws) <= 2 {
-			context = before
-		}
-		for _, w := range ws {
-			if len(w.exps) > 0 {
-				before = append(before, w.word)
-			}
-		}
-		hs, kn := b.searchPart(s, ws, p, context, lang, k, fl)
-		known = max(known, kn)
-		if len(hs) > 0 {
-			kind := 1
-			if p.question {
-				kind = 0
-			}
-			found[kind] = append(found[kind], hs)
-		}
-		s.reset()
-	}
-	lists := found[0]
-	if len(lists) == 0 && !offTopicQuestion {
-		// no question, or none with an answer: the statements ("my card
-		// payment failed."); but not when the question is off topic
-		// ("I have Premium. What does Netflix cost?")
-		lists = found[1]
-	}
-	return merge(lists, k), known
-}
-
-// merge merges the ranked hits of the parts of a message: the best hit of
-// each part in turn, then the others by their score relative to the best
-// of their part; each snippet once.
-func merge(lists [][]ranked, k int) []ranked {
-	if len(lists) == 1 {
-		return lists[0]
-	}
-	var hits []ranked
-	has := func(h ranked) bool {
-		return slices.ContainsFunc(hits, func(x ranked) bool { return x.Snippet == h.Snippet })
-	}
-	type rest struct {
-		ranked
-		rel float64
-	}
-	var rests []rest
-	for _, l := range lists {
-		for i, h := range l {
-			if i == 0 && !has(h) && len(hits) < k {
-				hits = append(hits, h)
-				continue
-			}
-			rests = append(rests, rest{h, h.Score / l[0].Score})
-		}
-	}
-	slices.SortStableFunc(rests, func(a, b rest) int {
-		if a.other != b.other {
-			if a.other {
-				return 1
-			}
-			return -1
-		}
-		switch {
-		case a.rel > b.rel:
-			return -1
-		case a.rel < b.rel:
-			return 1
-		}
-		return 0
-	})
-	for _, r := range rests {
-		if len(hits) == k {
-			break
-		}
-		if !has(r.ranked) {
-			hits = append(hits, r.ranked)
-		}
-	}
-	return hits
-}
-
-// analyse returns the words of a part that are searched, with their weight
-// in the relevance floor, or nil when the part is off topic. A clause that
-// holds no word the knowledge base knows is small talk and left out. A word
-// the knowledge base does not know at all is salient — a sign the part is
-// about something else — unless it is short and written in lower case (a
-// typing slip or an abbreviation), a number, a misspelt stop word or word
-// of conversation, or a name where a customer introduces themselves; with
-// the relevance floor on, one salient word puts the part off topic.
-func (b *Base) analyse(p msgPart, lang string, names map[string]bool, fl floor) (words []qword, offTopic bool) {
-	ix := b.idx
-	maxIDF := ix.idf(1)
-	var out []qword
-	salient := false
-	first := true // the first word of the part, capitalised as any first word
-	for _, clause := range p.clauses {
-		var tokens []string
-		var ws []qword
-		knows, sal := false, false
-		seen := func(w string) bool {
-			return slices.ContainsFunc(out, func(q qword) bool { return q.word == w }) ||
-				slices.ContainsFunc(ws, func(q qword) bool { return q.word == w })
-		}
-		var covered map[string]bool
-		var addWord func(w, orig string)
-		addWord = func(w, orig string) {
-			if seen(w) {
-				return
-			}
-			info := ix.expandCached(w, lang)
-			exps, exact, kn := info.exps, info.exact, info.known
-			if covered[w] && !exact {
-				return // part of a phrase, meaningless alone
-			}
-			if !exact && (isName(orig) || capitalised(orig) && !first) {
-				// "iPhone", "YouTube", "HBO", "Systembolaget" (a capital
-				// inside the word or the sentence): a name is what it is,
-				// not a misspelling or a compound of the knowledge base's
-				// words; it may begin one ("Mac" → "macOS")
-				exps, kn = nil, false
-				if utf8.RuneCountInString(w) >= 3 {
-					kn = ix.prefixOf(&exps, w)
-				}
-			} else if left, right := info.left, info.right; left != "" {
-				// A compound is also searched as its parts: when the
-				// knowledge base does not hold it whole, as two words
-				// ("lagringstillägget" → "lagring", "tillägget"); when it
-				// does, its parts are other matches of the word
-				// ("månadsavgiften" → "månadsavgift", or "månad", "avgift").
-				if !exact {
-					addWord(left, left)
-					addWord(right, right)
-					knows = true
-					return
-				}
-				exps = slices.Clone(exps)
-				for _, part := range [2]string{left, right} {
-					ix.addWord(&exps, part, wCompound)
-					for _, syn := range synonyms[part] {
-						ix.addWord(&exps, syn, wCompound*wSynonym)
-					}
-				}
-			}
-			q := qword{word: w, exps: exps, exact: exact}
-			switch {
-			case kn:
-				knows = true
-				for _, e := range exps {
-					if !exact || e.weight == 1 {
-						q.weight = max(q.weight, ix.idf(len(ix.terms[e.stem])))
-					}
-				}
-			case isSalient(w, orig, names, info.filler):
-				sal = true
-				q.weight = maxIDF
-			case utf8.RuneCountInString(w) == 3:
-				// a short word is too often a slip to put a part off topic
-				// ("fre trial"), but it still weighs in the floor ("car")
-				q.weight = maxIDF
-			}
-			ws = append(ws, q)
-		}
-		tokenizeOrig(clause, func(tok, orig string) {
-			tokens = append(tokens, tok)
-		})
-		pwords, cov := phrases(tokens, phraseWords)
-		covered = cov
-		tokenizeOrig(clause, func(tok, orig string) {
-			if !stopWord(tok) && !conversationWords[tok] {
-				addWord(tok, orig)
-			}
-			first = false
-		})
-		for _, w := range pwords {
-			covered[w] = false
-			addWord(w, w)
-		}
-		if !knows {
-			continue // small talk
-		}
-		salient = salient || sal
-		out = append(out, ws...)
-	}
-	if salient && fl.query > 0 {
-		return nil, true
-	}
-	return out, false
-}
-
-// isName reports a word written with a capital letter after its first
-// letter: "iPhone", "YouTube", "HBO", "SL".
-func isName(orig string) bool {
-	for i, r := range orig {
-		if i > 0 && unicode.IsUpper(r) {
-			return true
-		}
-	}
-	return false
-}
-
-// numberLike reports a number or a unit of one ("kr", "gb").
-func numberLike(w string) bool {
-	return isDigits(w) || units[w]
-}
-
-var units = wordSet("kr sek kronor kronor öre gb tb mb kb procent percent")
-
-// capitalised reports a word written with a capital first letter.
-func capitalised(orig string) bool {
-	r, _ := utf8.DecodeRuneInString(orig)
-	return unicode.IsUpper(r)
-}
-
-// isSalient reports whether a word the knowledge base does not know says
-// what a question is about.
-func isSalient(w, orig string, names map[string]bool, filler bool) bool {
-	switch {
-	case names[w], isDigits(w):
-		return false
-	case utf8.RuneCountInString(w) <= 3 && !isName(orig):
-		return false // "fre", "u", "re": a slip or an abbreviation
-	case !isName(orig) && filler:
-		return false
-	}
-	return true
-}
-
-// searchPart ranks the snippets for the words of one part, with the words
-// of context (they add a little to a snippet's score).
-func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string, lang string, k int, fl floor) (hits []ranked, known float64) {
-	ix := b.idx
-	// Numbers count in the floor only in a part of nothing but numbers:
-	// "300 000 kr" says nothing of what a question is about.
-	numbersOnly := !slices.ContainsFunc(words, func(q qword) bool { return !numberLike(q.word) && q.weight > 0 })
-	var queryWeight, knownWeight float64
-	for _, w := range words {
-		if numberLike(w.word) && !numbersOnly {
-			continue
-		}
-		queryWeight += w.weight
-		if len(w.exps) > 0 {
-			knownWeight += w.weight
-		}
-	}
-	if queryWeight == 0 {
-		return nil, 0
-	}
-	known = knownWeight / queryWeight
-	if known < fl.query {
-		return nil, known
-	}
-	for _, w := range words {
-		if len(w.exps) > 0 {
-			ix.score(s, w.exps, w.weight, true)
-		}
-	}
-	var tokens []string
-	for _, c := range p.clauses {
-		tokenize(c, func(tok string) { tokens = append(tokens, tok) })
-	}
-	hints, _ := phrases(tokens, phraseHints)
-	for _, h := range hints {
-		var exps expansions
-		ix.addWord(&exps, h, wHint)
-		ix.score(s, exps, 0, false)
-	}
-	for _, c := range context {
-		if slices.ContainsFunc(words, func(q qword) bool { return q.word == c }) {
-			continue
-		}
-		exps := ix.expandCached(c, lang).exps
-		ctx := make(expansions, len(exps))
-		for i, e := range exps {
-			ctx[i] = expansion{e.stem, e.weight * wMessage}
-		}
-		ix.score(s, ctx, 0, false)
-	}
-
-	for _, d := range s.touched {
-		if s.cover[d] == 0 || s.cover[d] < fl.snippet*queryWeight {
-			continue
-		}
-		sn := b.snippets[d]
-		score := s.score[d]
-		other := lang != "" && sn.Lang != "" && sn.Lang != lang
-		if other {
-			score *= b.opts.otherLng
-		}
-		h := ranked{Hit{Snippet: sn, Score: score}, s.cover[d] / queryWeight, other}
-		if len(hits) == k && !h.better(hits[k-1]) {
-			continue
-		}
-		if len(hits) < k {
-			hits = append(hits, h)
-		} else {
-			hits[k-1] = h
-		}
-		for i := len(hits) - 1; i > 0 && hits[i].better(hits[i-1]); i-- {
-			hits[i], hits[i-1] = hits[i-1], hits[i]
-		}
-	}
-	return hits, known
 }
 
 // score adds to every snippet the best of what one query word matches in it.

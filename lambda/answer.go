@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/groundwire/groundwire/guardrail"
+	"github.com/groundwire/groundwire/kb"
 )
 
 // sayPrefix makes the mock model say exactly the rest of the message; the
@@ -131,8 +132,12 @@ func (r *run) run(f ClientFrame) {
 	if r.lang == "" {
 		r.lang = DetectLang(query)
 	}
-	r.cites, r.srcs = citations(search(h.retriever, query, h.cfg.TopK, r.lang))
-	if !r.emit(SourcesFrame{Type: TypeSources, ID: r.id, Citations: r.cites}) {
+	hits, conf := search(h.retriever, query, h.cfg.TopK, r.lang)
+	r.cites, r.srcs = citations(hits)
+	if len(r.cites) == 0 {
+		conf = ""
+	}
+	if !r.emit(SourcesFrame{Type: TypeSources, ID: r.id, Citations: r.cites, Confidence: conf}) {
 		r.abandon()
 		return
 	}
@@ -143,7 +148,7 @@ func (r *run) run(f ClientFrame) {
 		return
 	}
 
-	toks, err := h.model.Stream(r.mctx, Prompt{Question: r.text, Lang: r.lang, Snippets: r.cites})
+	toks, err := h.model.Stream(r.mctx, Prompt{Question: r.text, Lang: r.lang, Snippets: r.cites, Confidence: conf})
 	if err != nil {
 		if r.mctx.Err() != nil {
 			r.interrupted()
@@ -151,6 +156,10 @@ func (r *run) run(f ClientFrame) {
 			r.fail(err)
 		}
 		return
+	}
+	if conf == kb.ConfidenceLow {
+		// the answer says first that the snippets may not match (SPEC §4)
+		r.co.add(h.clock.Now(), r.lang.texts().MayHelp)
 	}
 	next, done := r.produce(toks)
 	defer func() {

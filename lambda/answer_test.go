@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/groundwire/groundwire/guardrail"
+	"github.com/groundwire/groundwire/kb"
 	"github.com/groundwire/groundwire/lambda"
 	"github.com/groundwire/groundwire/lambda/lambdatest"
 )
@@ -219,5 +220,38 @@ func assertGroundedDeltas(t *testing.T, fs []lambdatest.Frame, id string) {
 	if v := guardrail.VerifyStrings(d, snippets); !v.Grounded {
 		first, _ := v.FirstUngrounded()
 		t.Fatalf("ungrounded %q streamed: %q", first.Text, d)
+	}
+}
+
+// TestConfidence: the sources frame carries retrieval's confidence (absent
+// with no sources), and an answer from snippets found with low confidence
+// begins by saying they may help.
+func TestConfidence(t *testing.T) {
+	base, err := kb.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ text, conf, prefix string }{
+		{"How much does Premium cost per month?", `"confidence":"high"`, ""},
+		{"My files vanished after I deleted them by mistake, can you help?", `"confidence":"low"`, "This may help: "},
+		{"What is the weather like on Mars?", "", ""},
+	} {
+		t.Run(c.text, func(t *testing.T) {
+			hs := newHarness(t, func(cfg *lambda.Config) { cfg.Retriever = base })
+			hs.connect("c1")
+			hs.send("c1", msgLang("m1", c.text, ""))
+			raw := string(hs.sender.Raw("c1")[0])
+			if c.conf == "" && strings.Contains(raw, "confidence") || !strings.Contains(raw, c.conf) {
+				t.Fatalf("sources frame %s, want %s", raw, c.conf)
+			}
+			fs := hs.frames("c1")
+			resp := last(fs, lambda.TypeResponse)
+			if c.prefix != "" && !strings.HasPrefix(resp.Text, c.prefix) || c.prefix == "" && strings.HasPrefix(resp.Text, "This may help") {
+				t.Fatalf("response %q, want it to begin with %q", resp.Text, c.prefix)
+			}
+			if resp.Status == lambda.StatusVerified && deltas(fs, "m1") != resp.Text {
+				t.Fatalf("deltas %q, response %q", deltas(fs, "m1"), resp.Text)
+			}
+		})
 	}
 }

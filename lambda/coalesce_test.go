@@ -38,7 +38,8 @@ func timeline(t *testing.T, question string) []released {
 	base, err := kb.Default()
 	require.NoError(t, err)
 	lang := DetectLang(question)
-	cites, srcs := citations(search(base, question, DefaultTopK, lang))
+	hits, _ := search(base, question, DefaultTopK, lang)
+	cites, srcs := citations(hits)
 	require.NotEmpty(t, cites, "no snippets for %q", question)
 	rec := &sleepRecorder{}
 	toks, err := NewMock(MockClock(rec)).Stream(t.Context(), Prompt{Question: question, Lang: lang, Snippets: cites})

@@ -17,6 +17,7 @@ const (
 // Texts of SPEC §3.7, per language.
 type texts struct {
 	NoSources string // retrieval found no snippet
+	MayHelp   string // begins an answer from snippets found with low confidence
 	Blocked   string // a number is not grounded
 	ErrorLine string // error line shown with a block
 }
@@ -24,11 +25,13 @@ type texts struct {
 var textsByLang = map[Lang]texts{
 	English: {
 		NoSources: "I couldn't find any references to this in the knowledge base.",
+		MayHelp:   "This may help: ",
 		Blocked:   "I cannot verify that.",
 		ErrorLine: "Verification failed: Number mismatch",
 	},
 	Swedish: {
 		NoSources: "Jag hittar inget stöd i kunskapsbasen.",
+		MayHelp:   "Det här kan hjälpa: ",
 		Blocked:   "Jag kan inte verifiera det.",
 		ErrorLine: "Verifieringen misslyckades: siffrorna stämmer inte",
 	},

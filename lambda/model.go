@@ -10,6 +10,10 @@ type Prompt struct {
 	Question string
 	Lang     Lang
 	Snippets []Citation
+	// Confidence is retrieval's: with "low" the snippets may not answer the
+	// question, and the answer says so (the server streams Lang's MayHelp
+	// first).
+	Confidence Confidence
 }
 
 // Model streams an answer token by token. Implementations must be safe for

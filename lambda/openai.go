@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/groundwire/groundwire/kb"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -92,9 +93,13 @@ func SystemPrompt(p Prompt) string {
 Every number you write (prices, amounts, percentages, dates, times, phone numbers) must appear in the snippets, written exactly as it is written there. Never compute, convert, round, combine or invent numbers, and never mention line numbers or snippet positions.
 If the snippets do not answer the question, say briefly that you cannot find it in the knowledge base.
 Answer in %s, in at most three sentences of plain text.
-
-Snippets:
 `, lang)
+	if p.Confidence == kb.ConfidenceLow {
+		b.WriteString("The search is not sure these snippets answer the question: your answer follows the words \"" + p.Lang.texts().MayHelp + "\"; say what they cover and that they may not be exactly what was asked.\n")
+	}
+	b.WriteString(`
+Snippets:
+`)
 	for _, s := range p.Snippets {
 		fmt.Fprintf(&b, "--- from %s\n%s\n", s.File, s.Snippet)
 	}

@@ -76,6 +76,9 @@ type SourcesFrame struct {
 	Type      string     `json:"type"` // "sources"
 	ID        string     `json:"id"`
 	Citations []Citation `json:"citations"`
+	// Confidence is how sure retrieval is of the citations: "high" or
+	// "low"; absent when there are none.
+	Confidence Confidence `json:"confidence,omitempty"`
 }
 
 // StreamFrame carries one piece of released answer text.

@@ -20,6 +20,16 @@ type Retriever interface {
 	Search(query string, k int) []Hit
 }
 
+// Confidence is how sure retrieval is of its hits (kb.Confidence): "high",
+// "low", or "" when nothing was found.
+type Confidence = kb.Confidence
+
+// finder is a Retriever that says how sure it is of its hits (*kb.Base,
+// *kb.Reloader); with any other, hits are taken with high confidence.
+type finder interface {
+	Find(query string, k int) kb.Result
+}
+
 // citations turns hits into the client's citations and the verification
 // sources, in the same order.
 // search retrieves the top k snippets for query, in the answer's language
@@ -27,8 +37,18 @@ type Retriever interface {
 // Swedish question is answered from the Swedish files when they have
 // anything relevant, and from the others only when they have nothing.
 // Snippets of unknown language count as the answer's.
-func search(r Retriever, query string, k int, lang Lang) []Hit {
-	hits := r.Search(query, 2*k)
+func search(r Retriever, query string, k int, lang Lang) ([]Hit, Confidence) {
+	var hits []Hit
+	conf := kb.ConfidenceHigh
+	if f, ok := r.(finder); ok {
+		res := f.Find(query, 2*k)
+		hits, conf = res.Hits, res.Confidence
+	} else {
+		hits = r.Search(query, 2*k)
+	}
+	if len(hits) == 0 {
+		return nil, kb.ConfidenceNone
+	}
 	same := make([]Hit, 0, k)
 	for _, h := range hits {
 		if h.Snippet != nil && (h.Snippet.Lang == "" || h.Snippet.Lang == string(lang)) && len(same) < k {
@@ -36,9 +56,9 @@ func search(r Retriever, query string, k int, lang Lang) []Hit {
 		}
 	}
 	if len(same) > 0 {
-		return same
+		return same, conf
 	}
-	return hits[:min(k, len(hits))]
+	return hits[:min(k, len(hits))], conf
 }
 
 func citations(hits []Hit) ([]Citation, []*guardrail.Source) {

@@ -43,6 +43,7 @@ in "guardrail extract".
 With -json the output is one JSON object:
   {"verdict":"grounded"|"blocked","grounded":bool,
    "sources":[{"file":…},…],     (-query: {"file":…,"line":…,"snippet":…})
+   "confidence":"high"|"low",    (-query, when something was found)
    "numbers":[{"text","canonical","kind","unit","period","start","end","state","grounded","citation"},…]}
 where "citation" is the index in "sources" of the grounding snippet, or -1.
 
@@ -113,7 +114,7 @@ func runCheck(c *command, args []string, stdin io.Reader, stdout, stderr io.Writ
 	case opt.k < 0:
 		return usageError(c, fs, stderr, "-k must be >= 0")
 	}
-	sources, err := loadSources(opt, stderr)
+	sources, confidence, err := loadSources(opt, stderr)
 	if err != nil {
 		return errorf(stderr, c.name, "%v", err)
 	}
@@ -130,7 +131,7 @@ func runCheck(c *command, args []string, stdin io.Reader, stdout, stderr io.Writ
 
 	w := bufio.NewWriter(stdout)
 	if opt.json {
-		err = writeCheckJSON(w, v, sources)
+		err = writeCheckJSON(w, v, sources, confidence)
 	} else {
 		writeCheckText(w, v, sources)
 	}
@@ -149,7 +150,7 @@ func runCheck(c *command, args []string, stdin io.Reader, stdout, stderr io.Writ
 // loadSources returns the snippets named by the options, in order.
 // Knowledge-base problems that do not stop the search (a bad file among good
 // ones) are reported on stderr.
-func loadSources(opt checkOptions, stderr io.Writer) ([]cited, error) {
+func loadSources(opt checkOptions, stderr io.Writer) ([]cited, string, error) {
 	if opt.query != "" {
 		return searchKB(opt, stderr)
 	}
@@ -157,15 +158,15 @@ func loadSources(opt checkOptions, stderr io.Writer) ([]cited, error) {
 	for _, path := range opt.sources {
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		out = append(out, cited{File: path, source: guardrail.NewSource(string(data))})
 	}
-	return out, nil
+	return out, "", nil
 }
 
 // searchKB returns the top hits of the query in the knowledge base.
-func searchKB(opt checkOptions, stderr io.Writer) ([]cited, error) {
+func searchKB(opt checkOptions, stderr io.Writer) ([]cited, string, error) {
 	var base *kb.Base
 	var err error
 	if opt.kbDir != "" {
@@ -174,12 +175,13 @@ func searchKB(opt checkOptions, stderr io.Writer) ([]cited, error) {
 		base, err = kb.Default()
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	for _, p := range base.Problems() {
 		fmt.Fprintf(stderr, "guardrail check: warning: %v\n", p)
 	}
-	hits := base.Search(opt.query, opt.k)
+	res := base.Find(opt.query, opt.k)
+	hits := res.Hits
 	if len(hits) == 0 {
 		fmt.Fprintln(stderr, "guardrail check: no snippet found for the query")
 	}
@@ -187,7 +189,7 @@ func searchKB(opt checkOptions, stderr io.Writer) ([]cited, error) {
 	for i, h := range hits {
 		out[i] = cited{File: h.Snippet.File, Line: h.Snippet.Line, Snippet: h.Snippet.Text, source: h.Snippet.Source}
 	}
-	return out, nil
+	return out, string(res.Confidence), nil
 }
 
 // policyOf is the policy the -strict flag asks for.
@@ -220,7 +222,7 @@ func writeCheckText(w *bufio.Writer, v guardrail.Verdict, sources []cited) {
 	}
 }
 
-func writeCheckJSON(w io.Writer, v guardrail.Verdict, sources []cited) error {
+func writeCheckJSON(w io.Writer, v guardrail.Verdict, sources []cited, confidence string) error {
 	numbers := v.Numbers
 	if numbers == nil {
 		numbers = []guardrail.NumberVerdict{}
@@ -228,9 +230,10 @@ func writeCheckJSON(w io.Writer, v guardrail.Verdict, sources []cited) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(struct {
-		Verdict  string                    `json:"verdict"`
-		Grounded bool                      `json:"grounded"`
-		Sources  []cited                   `json:"sources"`
-		Numbers  []guardrail.NumberVerdict `json:"numbers"`
-	}{verdictWord(v.Grounded), v.Grounded, sources, numbers})
+		Verdict    string                    `json:"verdict"`
+		Grounded   bool                      `json:"grounded"`
+		Sources    []cited                   `json:"sources"`
+		Confidence string                    `json:"confidence,omitempty"`
+		Numbers    []guardrail.NumberVerdict `json:"numbers"`
+	}{verdictWord(v.Grounded), v.Grounded, sources, confidence, numbers})
 }

@@ -115,3 +115,23 @@ func TestExtractUsageNamesEveryKind(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckQueryConfidence: check -query -json reports the search's
+// confidence, and none when nothing was found.
+func TestCheckQueryConfidence(t *testing.T) {
+	for q, want := range map[string]string{
+		"How much does Premium cost per month?":                            `"confidence":"high"`,
+		"My files vanished after I deleted them by mistake, can you help?": `"confidence":"low"`,
+		"What does YouTube Premium cost?":                                  "",
+	} {
+		var stdout, stderr strings.Builder
+		run([]string{"check", "-json", "-query", q}, strings.NewReader("Fine."), &stdout, &stderr)
+		if want == "" {
+			if strings.Contains(stdout.String(), `"confidence"`) {
+				t.Errorf("%q: %s", q, stdout.String())
+			}
+		} else if !strings.Contains(stdout.String(), want) {
+			t.Errorf("%q: want %s in %s", q, want, stdout.String())
+		}
+	}
+}

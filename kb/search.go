@@ -1,0 +1,412 @@
+package kb
+
+import (
+	"slices"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Search returns the k best snippets for query (k <= 0: [DefaultK]), best
+// first; ties are ordered by file, then line. It returns nothing when the
+// message is off topic (see [Base.Find], which also says how sure it is).
+func (b *Base) Search(query string, k int) []Hit {
+	return b.Find(query, k).Hits
+}
+
+// ranked is a hit with the share of the query's weight it matched.
+type ranked struct {
+	Hit
+	share float64
+	other bool // in the other language than the query's
+}
+
+// better orders the hits of a part: those in the query's language first.
+func (x ranked) better(y ranked) bool {
+	if x.other != y.other {
+		return !x.other
+	}
+	return better(x.Hit, y.Hit)
+}
+
+// qword is one word of a part of a message, as the index understands it.
+type qword struct {
+	word   string
+	exps   expansions
+	exact  bool
+	weight float64 // its weight in the relevance floor
+	name   bool    // written as a name (see isName, capitalised)
+}
+
+// search returns the k best snippets for a message: the best of each of
+// its parts in turn (see splitMessage), questions before statements, and
+// the message's score: the largest share of a part's weight that one of
+// its hits covers. A part none of whose hits covers fl.query of its weight
+// is off topic.
+func (b *Base) search(query string, k int, fl floor) (hits []ranked, v verdict) {
+	query = clip(query, maxMessageBytes)
+	parts := splitMessage(query)
+	if len(parts) == 0 {
+		return nil, verdict{}
+	}
+	parts = parts[:min(len(parts), maxParts)]
+	budget := maxMessageWords
+	lang := detectLang(query)
+	names := contextNames(query)
+	s := b.idx.pool.Get().(*scratch)
+	defer b.idx.pool.Put(s)
+
+	var found [2][][]ranked // per kind of part (question, statement): the ranked hits of each part
+	var best [2]verdict     // per kind of part: the best part's verdict
+	var before []string     // the words of the parts before
+	offTopicQuestion := false
+	for _, p := range parts {
+		ws := b.analyse(p, lang, names, &budget)
+		// A part of one or two words leans on the parts before it: "How
+		// much is Family and how much storage do we get?"
+		var context []string
+		if len(ws) <= 2 {
+			context = before
+		}
+		hs, unknown, names := b.searchPart(s, ws, p, context, lang, k, fl)
+		s.reset()
+		v := verdict{unknown: unknown, names: names}
+		for _, h := range hs {
+			v.share = max(v.share, h.share)
+		}
+		if len(hs) == 0 || !fl.answers(v) {
+			// nothing covers enough of this part: off topic (and no
+			// context for the parts after it)
+			offTopicQuestion = offTopicQuestion || p.question && len(ws) > 0
+			continue
+		}
+		for _, w := range ws {
+			if len(w.exps) > 0 {
+				before = append(before, w.word)
+			}
+		}
+		kind := 1
+		if p.question {
+			kind = 0
+		}
+		found[kind] = append(found[kind], hs)
+		if len(found[kind]) == 1 || v.better(best[kind]) {
+			best[kind] = v
+		}
+	}
+	lists, v := found[0], best[0]
+	if len(lists) == 0 && !offTopicQuestion {
+		// no question, or none with an answer: the statements ("my card
+		// payment failed."); but not when the question is off topic
+		// ("I have Premium. What does Netflix cost?")
+		lists, v = found[1], best[1]
+	}
+	return merge(lists, k), v
+}
+
+// clip returns s cut to at most n bytes, at a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// merge merges the ranked hits of the parts of a message: the best hit of
+// each part in turn, then the others by their score relative to the best
+// of their part; each snippet once.
+func merge(lists [][]ranked, k int) []ranked {
+	if len(lists) == 1 {
+		return lists[0]
+	}
+	var hits []ranked
+	has := func(h ranked) bool {
+		return slices.ContainsFunc(hits, func(x ranked) bool { return x.Snippet == h.Snippet })
+	}
+	type rest struct {
+		ranked
+		rel float64
+	}
+	var rests []rest
+	for _, l := range lists {
+		for i, h := range l {
+			if i == 0 && !has(h) && len(hits) < k {
+				hits = append(hits, h)
+				continue
+			}
+			rests = append(rests, rest{h, h.Score / l[0].Score})
+		}
+	}
+	slices.SortStableFunc(rests, func(a, b rest) int {
+		if a.other != b.other {
+			if a.other {
+				return 1
+			}
+			return -1
+		}
+		switch {
+		case a.rel > b.rel:
+			return -1
+		case a.rel < b.rel:
+			return 1
+		}
+		return 0
+	})
+	for _, r := range rests {
+		if len(hits) == k {
+			break
+		}
+		if !has(r.ranked) {
+			hits = append(hits, r.ranked)
+		}
+	}
+	return hits
+}
+
+// analyse returns the words of a part that are searched, with their weight
+// in the relevance floor, or nil when the part is off topic. A clause that
+// holds no word the knowledge base knows is small talk and left out. A word
+// the knowledge base does not know at all is salient — a sign the part is
+// about something else — unless it is short and written in lower case (a
+// typing slip or an abbreviation), a number, a misspelt stop word or word
+// of conversation, or a name where a customer introduces themselves; with
+// the relevance floor on, one salient word puts the part off topic.
+//
+// budget is the number of words the message may still expand (see
+// maxMessageWords); the words after it are not read.
+func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *int) []qword {
+	ix := b.idx
+	maxIDF := ix.idf(1)
+	var out []qword
+	first := true // the first word of the part, capitalised as any first word
+	for _, clause := range p.clauses {
+		var tokens []string
+		var ws []qword
+		knows := false
+		seen := func(w string) bool {
+			return slices.ContainsFunc(out, func(q qword) bool { return q.word == w }) ||
+				slices.ContainsFunc(ws, func(q qword) bool { return q.word == w })
+		}
+		var covered map[string]bool
+		var addWord func(w, orig string)
+		addWord = func(w, orig string) {
+			if seen(w) || *budget <= 0 {
+				return
+			}
+			*budget--
+			name := isName(orig) || capitalised(orig) && !first
+			var info wordInfo
+			if name && !ix.stemIndexed(w) {
+				// a name is not expanded (see below): no cost
+				info.filler = utf8.RuneCountInString(w) <= maxWordRunes && nearFiller(w)
+			} else {
+				info = ix.expandCached(w, lang)
+			}
+			exps, exact, kn := info.exps, info.exact, info.known
+			if covered[w] && !exact {
+				return // part of a phrase, meaningless alone
+			}
+			if !exact && name {
+				// "iPhone", "YouTube", "HBO", "Systembolaget" (a capital
+				// inside the word or the sentence): a name is what it is,
+				// not a misspelling or a compound of the knowledge base's
+				// words; it may begin one ("Mac" → "macOS")
+				exps, kn = nil, false
+				if utf8.RuneCountInString(w) >= 3 {
+					kn = ix.prefixOf(&exps, w)
+				}
+			} else if left, right := info.left, info.right; left != "" {
+				// A compound is also searched as its parts: when the
+				// knowledge base does not hold it whole, as two words
+				// ("lagringstillägget" → "lagring", "tillägget"); when it
+				// does, its parts are other matches of the word
+				// ("månadsavgiften" → "månadsavgift", or "månad", "avgift").
+				if !exact {
+					addWord(left, left)
+					addWord(right, right)
+					knows = true
+					return
+				}
+				exps = slices.Clone(exps)
+				for _, part := range [2]string{left, right} {
+					ix.addWord(&exps, part, wCompound)
+					for _, syn := range synonyms[part] {
+						ix.addWord(&exps, syn, wCompound*wSynonym)
+					}
+				}
+			}
+			q := qword{word: w, exps: exps, exact: exact, name: name}
+			switch {
+			case kn:
+				knows = true
+				for _, e := range exps {
+					if !exact || e.weight == 1 {
+						q.weight = max(q.weight, ix.idf(len(ix.terms[e.stem])))
+					}
+				}
+			case isSalient(w, orig, names, info.filler), utf8.RuneCountInString(w) == 3:
+				// an unknown word says the part may be about something
+				// else: it weighs the most ("car" too; "fre" in "fre
+				// trial" is a slip, and a name the customer introduces
+				// themselves with weighs nothing)
+				q.weight = maxIDF
+			}
+			ws = append(ws, q)
+		}
+		tokenizeOrig(clause, func(tok, orig string) {
+			tokens = append(tokens, tok)
+		})
+		pwords, cov := phrases(tokens, phraseWords)
+		covered = cov
+		tokenizeOrig(clause, func(tok, orig string) {
+			if !stopWord(tok) && !conversationWords[tok] {
+				addWord(tok, orig)
+			}
+			first = false
+		})
+		for _, w := range pwords {
+			covered[w] = false
+			addWord(w, w)
+		}
+		if !knows {
+			continue // small talk
+		}
+		out = append(out, ws...)
+	}
+	return out
+}
+
+// lexOnly reports expansions that all come from the lexicon (see
+// wLexSynonym, wLexHypernym).
+func lexOnly(exps expansions) bool {
+	for _, e := range exps {
+		if e.weight != wLexSynonym && e.weight != wLexHypernym {
+			return false
+		}
+	}
+	return true
+}
+
+// isName reports a word written with a capital letter after its first
+// letter: "iPhone", "YouTube", "HBO", "SL".
+func isName(orig string) bool {
+	for i, r := range orig {
+		if i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// numberLike reports a number or a unit of one ("kr", "gb").
+func numberLike(w string) bool {
+	return isDigits(w) || units[w]
+}
+
+var units = wordSet("kr sek kronor kronor öre gb tb mb kb procent percent")
+
+// capitalised reports a word written with a capital first letter.
+func capitalised(orig string) bool {
+	r, _ := utf8.DecodeRuneInString(orig)
+	return unicode.IsUpper(r)
+}
+
+// isSalient reports whether a word the knowledge base does not know says
+// what a question is about.
+func isSalient(w, orig string, names map[string]bool, filler bool) bool {
+	switch {
+	case names[w], isDigits(w):
+		return false
+	case utf8.RuneCountInString(w) <= 3 && !isName(orig):
+		return false // "fre", "u", "re": a slip or an abbreviation
+	case !isName(orig) && filler:
+		return false
+	}
+	return true
+}
+
+// searchPart ranks the snippets for the words of one part, with the words
+// of context (they add a little to a snippet's score).
+//
+// unknown is the share of the part's weight held by words the knowledge
+// base does not know.
+func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string, lang string, k int, fl floor) (hits []ranked, unknown, names float64) {
+	ix := b.idx
+	// Numbers count in the floor only in a part of nothing but numbers:
+	// "300 000 kr" says nothing of what a question is about.
+	numbersOnly := !slices.ContainsFunc(words, func(q qword) bool { return !numberLike(q.word) && q.weight > 0 })
+	var queryWeight, unknownWeight, nameWeight float64
+	for _, w := range words {
+		if numberLike(w.word) && !numbersOnly {
+			continue
+		}
+		queryWeight += w.weight
+		if len(w.exps) == 0 {
+			unknownWeight += w.weight
+			if w.name {
+				nameWeight += w.weight
+			}
+		} else if lexOnly(w.exps) {
+			// known only through the general lexicon: half unknown
+			unknownWeight += w.weight / 2
+		}
+	}
+	if queryWeight == 0 {
+		return nil, 0, 0
+	}
+	unknown = unknownWeight / queryWeight
+	names = nameWeight / queryWeight
+	for _, w := range words {
+		if len(w.exps) > 0 {
+			ix.score(s, w.exps, w.weight, true)
+		}
+	}
+	var tokens []string
+	for _, c := range p.clauses {
+		tokenize(c, func(tok string) { tokens = append(tokens, tok) })
+	}
+	hints, _ := phrases(tokens, phraseHints)
+	for _, h := range hints {
+		var exps expansions
+		ix.addWord(&exps, h, wHint)
+		ix.score(s, exps, 0, false)
+	}
+	for _, c := range context {
+		if slices.ContainsFunc(words, func(q qword) bool { return q.word == c }) {
+			continue
+		}
+		exps := ix.expandCached(c, lang).exps
+		ctx := make(expansions, len(exps))
+		for i, e := range exps {
+			ctx[i] = expansion{e.stem, e.weight * wMessage}
+		}
+		ix.score(s, ctx, 0, false)
+	}
+
+	for _, d := range s.touched {
+		if s.cover[d] == 0 || s.cover[d] < fl.snippet*queryWeight {
+			continue
+		}
+		sn := b.snippets[d]
+		score := s.score[d]
+		other := lang != "" && sn.Lang != "" && sn.Lang != lang
+		if other {
+			score *= b.opts.otherLng
+		}
+		h := ranked{Hit{Snippet: sn, Score: score}, s.cover[d] / queryWeight, other}
+		if len(hits) == k && !h.better(hits[k-1]) {
+			continue
+		}
+		if len(hits) < k {
+			hits = append(hits, h)
+		} else {
+			hits[k-1] = h
+		}
+		for i := len(hits) - 1; i > 0 && hits[i].better(hits[i-1]); i-- {
+			hits[i], hits[i-1] = hits[i-1], hits[i]
+		}
+	}
+	return hits, unknown, names
+}
