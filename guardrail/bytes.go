@@ -1,9 +1,6 @@
 package guardrail
 
-import (
-	"math/bits"
-	"unsafe"
-)
+import "math/bits"
 
 // le64 returns the eight bytes at b as a number, the first in the lowest
 // byte whatever the machine (read in one load where it is little-endian).
@@ -17,8 +14,7 @@ func le64(b *[8]byte) uint64 {
 // bytes of t (which holds eight or more), shifted.
 func tailBytes(t string, i int) uint64 {
 	past := uint(i+8-len(t)) * 8 & 63 // bits, 8 to 56
-	return le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), len(t)-8)))>>past |
-		0x3030303030303030<<((64-past)&63)
+	return le64at(t, len(t)-8)>>past | 0x3030303030303030<<((64-past)&63)
 }
 
 // digitBytes returns how many of the first seven bytes of x (in the order
@@ -47,16 +43,14 @@ func nonDigits(x uint64) uint64 {
 	return ((v&(0x7F*ones) + 0x76*ones) | v) & (0x80 * ones)
 }
 
-// le64at returns the eight bytes of t from i, which i+8 <= len(t) must
-// keep within t, as le64 reads them (one load; as prose reads them).
+// le64at returns the eight bytes of t from i as le64 reads them: one test
+// of bounds (slicing the eight bytes out, which panics unless i+8 <=
+// len(t)), then one load, into which the compiler combines the eight byte
+// loads of constant index.
 func le64at(t string, i int) uint64 {
-	return le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
-}
-
-// byteAt returns the byte of t at i, which the caller keeps within t,
-// read without a test of its bounds, where the compiler cannot prove them.
-func byteAt(t string, i int) byte {
-	return *(*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i))
+	b := t[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // put64 writes x to b, the lowest byte first (one store where the machine

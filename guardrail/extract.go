@@ -1,8 +1,8 @@
 package guardrail
 
 import (
+	"strings"
 	"sync"
-	"unsafe"
 )
 
 // Extract returns every number in text, in order of appearance. See the
@@ -30,8 +30,7 @@ func (s *scanner) numbers(text string) []Number {
 	}
 	for _, c := range s.counts {
 		if c.tok < len(out) {
-			w := s.str(c.noun) // (see Number.noun)
-			out[c.tok].noun, out[c.tok].nounLen = unsafe.StringData(w), int32(len(w))
+			out[c.tok].noun = s.str(c.noun)
 		}
 	}
 	return out
@@ -51,6 +50,7 @@ func scanText(text string) *scanner {
 	s.f.fold(text)
 	s.final, s.prefix = true, 0
 	s.toks, s.counts = s.toks[:0], s.counts[:0]
+	s.canons, s.canonAt, s.canonStr = s.canons[:0], 0, ""
 	s.scan(0)
 	s.spans()
 	return s
@@ -58,10 +58,13 @@ func scanText(text string) *scanner {
 
 // done gives back a scanner scanText returned, to be the spare.
 func (s *scanner) done() {
-	if f := s.f; cap(f.b) <= maxSpare {
-		f.src = ""                            // hold no text
-		s.room, s.canons = len(s.canons), nil // the numbers filled keep theirs
-		if fast && cap(s.quick)*int(unsafe.Sizeof(quickSlot{})) > maxSpare {
+	if f := s.f; f.b.Cap() <= maxSpare {
+		f.src, f.b = "", strings.Builder{} // hold no text
+		s.room, s.canonStr = len(s.canons), ""
+		if cap(s.canons) > maxSpare {
+			s.canons = nil
+		}
+		if fast && cap(s.quick) > maxSpare/quickSlotSize {
 			s.quick = nil
 		}
 		spareMu.Lock()
@@ -80,8 +83,12 @@ var (
 	spare   *scanner
 )
 
-// maxSpare is the most bytes of a folded text kept for reuse.
+// maxSpare is the most bytes of a folded text, or of the scanner's other
+// buffers, kept for reuse.
 const maxSpare = 256 << 10
+
+// quickSlotSize is the size of a quickSlot in bytes (TestSizes).
+const quickSlotSize = 24
 
 // eof is what the scanner reads past the end of the text.
 const eof rune = -1
@@ -154,10 +161,7 @@ const smalls = "0001020304050607080910111213141516171819202122232425262728293031
 // str returns the string r refers to.
 func (s *scanner) str(r ref) string {
 	if r.at < 0 && r.n > 0 { // the commonest of the forms not in place
-		// In place (see keep), from the address of its first byte: a
-		// form of a byte or more starts inside canons, which takes one
-		// check (a slice of canons from there takes two and a mask).
-		return unsafe.String(&s.canons[^r.at], r.n)
+		return s.canon(int(^r.at), int(r.n))
 	}
 	if r.n >= 0 {
 		if r.at < 0 { // an empty form in canons
@@ -266,23 +270,25 @@ func (s *scanner) fillAll(out []Number, text string) {
 // end makes the same decision on any longer text, which is what makes the
 // stream guard agree with Extract on the whole text.
 type scanner struct {
-	f       *folded
-	t       string // f.text(), read by at
-	final   bool
-	pastEnd bool
-	scratch []byte           // lower-cased words
-	buf     []byte           // the canonical form being written
-	lex     []lexeme         // the lexemes of the spelled-out number being read
-	words   [maxWords]lexeme // those of the English number read by englishRun
-	prefix  uint8            // the currency written before the number being read
-	toks    []token          // the numbers found by scan
-	counts  []counted        // what the small counts among them count
-	quick   []quickSlot      // verify's index of the sources, when it merges theirs
-	canons  []byte           // canonical forms not spelled as such in the text, and nouns (see keep)
-	room    int              // the length of the last text's canons
-	reads   int              // bytes looked at, for the test that scanning is linear: those a scan passes (once, where it returns), and what its steps read
-	inPlace int              // bytes before it stand as they are in f.src (set by scan)
-	aside   [24]byte         // a phone number's canonical form when canons have no room (see formRoom)
+	f        *folded
+	t        string // f.text(), read by at
+	final    bool
+	pastEnd  bool
+	scratch  []byte           // lower-cased words
+	buf      []byte           // the canonical form being written
+	lex      []lexeme         // the lexemes of the spelled-out number being read
+	words    [maxWords]lexeme // those of the English number read by englishRun
+	prefix   uint8            // the currency written before the number being read
+	toks     []token          // the numbers found by scan
+	counts   []counted        // what the small counts among them count
+	quick    []quickSlot      // verify's index of the sources, when it merges theirs
+	canons   []byte           // canonical forms not spelled as such in the text, and nouns (see keep)
+	canonStr string           // canons from canonAt on, as a string (see canon)
+	canonAt  int
+	room     int      // the length of the last text's canons
+	reads    int      // bytes looked at, for the test that scanning is linear: those a scan passes (once, where it returns), and what its steps read
+	inPlace  int      // bytes before it stand as they are in f.src (set by scan)
+	aside    [24]byte // a phone number's canonical form when canons have no room (see formRoom)
 }
 
 // intern returns b as a ref into the original text when the text spells b
@@ -305,14 +311,23 @@ func (s *scanner) intern(b []byte, i int) ref {
 	return s.keep(b)
 }
 
-// keep writes b to canons and returns its ref. str makes the strings of
-// the numbers filled over canons in place (unsafe.String, as a
-// strings.Builder does), so bytes once in canons are never written again:
-// canons is only appended to, a full one is replaced by a larger one, and
-// scanText leaves the next text none (TestNumbersOutliveTheScanner). A
-// text's canons start with the room the last text's took (at most this
-// text's length, at least 16 bytes), so a text most often costs one
-// allocation for them all.
+// canon returns the n bytes of canons from a as a string: a slice of
+// canonStr, a copy of canons from canonAt on, made anew from a when it
+// does not hold them. Bytes once in canons are never written again within
+// a scan (canons is only appended to), so the copy stays true, and the
+// numbers filled share it: filling a text's numbers copies its canons
+// once, where most go in order (TestNumbersOutliveTheScanner).
+func (s *scanner) canon(a, n int) string {
+	if k := a - s.canonAt; k < 0 || k+n > len(s.canonStr) {
+		s.canonAt, s.canonStr = a, string(s.canons[a:])
+	}
+	k := a - s.canonAt
+	return s.canonStr[k : k+n]
+}
+
+// keep writes b to canons and returns its ref. A text's canons start with
+// the room the last text's took (at most this text's length, at least 16
+// bytes), in the buffer the last text used where it is large enough.
 // The few canonical forms made as strings are kept as []byte(…), a copy on
 // the stack for most.
 func (s *scanner) keep(b []byte) ref {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"unicode"
-	"unsafe"
 )
 
 // want is one expected number: "kind text canonical", then its unit and
@@ -249,9 +248,10 @@ func TestSizes(t *testing.T) {
 		what      string
 		got, want uintptr
 	}{
-		{"Number", unsafe.Sizeof(Number{}), 64},
-		{"NumberVerdict", unsafe.Sizeof(NumberVerdict{}), 80},
-		{"token", unsafe.Sizeof(token{}), 32},
+		{"Number", reflect.TypeFor[Number]().Size(), 72},
+		{"NumberVerdict", reflect.TypeFor[NumberVerdict]().Size(), 88},
+		{"token", reflect.TypeFor[token]().Size(), 32},
+		{"quickSlot", reflect.TypeFor[quickSlot]().Size(), quickSlotSize},
 	} {
 		if c.got != c.want {
 			t.Errorf("a %s is %d bytes, want %d", c.what, c.got, c.want)

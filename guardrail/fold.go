@@ -1,9 +1,9 @@
 package guardrail
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // folded is a text with every rune folded to the form the scanner reads
@@ -18,11 +18,11 @@ import (
 // in the original shifted by the bytes those runes gained or lost before
 // it. Offsets are 32-bit, so a text may be up to 2 GiB long.
 type folded struct {
-	src   string      // the original text (so far, in a stream)
-	b     []byte      // the folded text, when it is not src
-	own   bool        // b holds the folded text (always in a stream on the general path)
-	moved []movedRune // in order of at
-	last  int         // where place last stopped in moved
+	src   string          // the original text (so far, in a stream)
+	b     strings.Builder // the folded text, when it is not src (only appended to: text makes a string of it without a copy)
+	own   bool            // b holds the folded text (always in a stream on the general path)
+	moved []movedRune     // in order of at
+	last  int             // where place last stopped in moved
 	// The bytes lo < i < hi, between two moved runes, each stand at
 	// offset i+shift: place's answer without a search, for the run it
 	// last looked in.
@@ -43,7 +43,7 @@ func (f *folded) text() string {
 	if !f.own {
 		return f.src
 	}
-	return unsafe.String(unsafe.SliceData(f.b), len(f.b))
+	return f.b.String()
 }
 
 // size returns the number of folded bytes.
@@ -51,7 +51,7 @@ func (f *folded) size() int {
 	if !f.own {
 		return len(f.src)
 	}
-	return len(f.b)
+	return f.b.Len()
 }
 
 // place returns the byte span in the original of the folded byte i: the
@@ -123,12 +123,12 @@ func (f *folded) start(i int) int { s, _ := f.place(i); return s }
 // the same as whole. raw is the whole text so far, and its bytes never
 // change once appended (a stream guard's raw is only appended to).
 //
-// f.src is raw up to where it stopped, made in place (unsafe.String, sound
-// since those bytes never change), so that the stream guard's numbers and
-// released text are strings of it without a copy. On the fast path, as
+// f.src is raw up to where it stopped, a slice of it, so that the stream
+// guard's numbers and released text are strings of it without a copy
+// (the guard keeps raw in a strings.Builder). On the fast path, as
 // long as no rune has folded to another, it is the folded text too, as in
 // fold: then the bytes are not copied again.
-func (f *folded) appendBytes(raw []byte, from int, atEOF bool) int {
+func (f *folded) appendBytes(raw string, from int, atEOF bool) int {
 	i := from
 	if fast && !f.own {
 		for i < len(raw) {
@@ -137,11 +137,11 @@ func (f *folded) appendBytes(raw []byte, from int, atEOF bool) int {
 			// without those before i), then byte by byte.
 			n := len(raw)
 			for ; i+8 <= n; i += 8 {
-				if le64((*[8]byte)(raw[i:i+8]))&(0x80*ones) != 0 {
+				if le64at(raw, i)&(0x80*ones) != 0 {
 					break
 				}
 			}
-			if i+8 > n && n >= 8 && le64((*[8]byte)(raw[n-8:]))>>(8*(i+8-n))&(0x80*ones) == 0 {
+			if i+8 > n && n >= 8 && le64at(raw, n-8)>>(8*(i+8-n))&(0x80*ones) == 0 {
 				i = n
 			}
 			for i < n && raw[i] < 0x80 {
@@ -154,12 +154,14 @@ func (f *folded) appendBytes(raw []byte, from int, atEOF bool) int {
 				i += 2 // U+00C0–U+063F (å, ä, ö, é, …) folds to itself
 				continue
 			}
-			if !atEOF && !utf8.FullRune(raw[i:]) {
+			if !atEOF && !utf8.FullRuneInString(raw[i:]) {
 				break
 			}
-			r, size := utf8.DecodeRune(raw[i:])
+			r, size := utf8.DecodeRuneInString(raw[i:])
 			if fr, keep := foldRune(r); !keep || fr != r {
-				f.b, f.own = append(f.b[:0], raw[:i]...), true // from i on, the folded text differs
+				f.b.Reset() // from i on, the folded text differs
+				f.b.WriteString(raw[:i])
+				f.own = true
 				break
 			}
 			i += size
@@ -173,25 +175,25 @@ func (f *folded) appendBytes(raw []byte, from int, atEOF bool) int {
 				for j < len(raw) && raw[j] < 0x80 {
 					j++
 				}
-				f.b = append(f.b, raw[i:j]...)
+				f.b.WriteString(raw[i:j])
 				i = j
 				continue
 			}
-			if !atEOF && !utf8.FullRune(raw[i:]) {
+			if !atEOF && !utf8.FullRuneInString(raw[i:]) {
 				break
 			}
-			r, size := utf8.DecodeRune(raw[i:])
+			r, size := utf8.DecodeRuneInString(raw[i:])
 			f.add(r, i, raw[i:i+size])
 			i += size
 		}
 	}
-	f.src = unsafe.String(unsafe.SliceData(raw), i)
+	f.src = raw[:i]
 	return i
 }
 
 // add appends the folded form of rune r, read from the bytes raw at offset
 // off of the original.
-func (f *folded) add(r rune, off int, raw []byte) {
+func (f *folded) add(r rune, off int, raw string) {
 	fr, keep := foldRune(r)
 	switch {
 	case r == utf8.RuneError && len(raw) == 1 && raw[0] != 0xFF:
@@ -199,15 +201,15 @@ func (f *folded) add(r rune, off int, raw []byte) {
 		// which starts none either, so that a rune dropped next to it
 		// does not join it to the bytes after ("\xc3\u200b\x85" is no
 		// "Å").
-		f.moved = append(f.moved, movedRune{at: int32(len(f.b)), off: int32(off), width: 1})
-		f.b = append(f.b, 0xFF)
+		f.moved = append(f.moved, movedRune{at: int32(f.b.Len()), off: int32(off), width: 1})
+		f.b.WriteByte(0xFF)
 	case !keep:
-		f.moved = append(f.moved, movedRune{at: int32(len(f.b)), off: int32(off), width: uint8(len(raw)), drop: true})
+		f.moved = append(f.moved, movedRune{at: int32(f.b.Len()), off: int32(off), width: uint8(len(raw)), drop: true})
 	case fr != r:
-		f.moved = append(f.moved, movedRune{at: int32(len(f.b)), off: int32(off), width: uint8(len(raw))})
-		f.b = append(f.b, byte(fr))
+		f.moved = append(f.moved, movedRune{at: int32(f.b.Len()), off: int32(off), width: uint8(len(raw))})
+		f.b.WriteByte(byte(fr))
 	default:
-		f.b = append(f.b, raw...)
+		f.b.WriteString(raw)
 	}
 }
 
@@ -217,12 +219,13 @@ func foldText(s string) *folded {
 	return f
 }
 
-// fold makes f the folded form of s, reusing f's buffers when they are
-// large enough. A text with no rune that folds to another (most, whatever
-// their language) is its own folded form, found by reading it once.
+// fold makes f the folded form of s, reusing f's list of moved runes. A
+// text with no rune that folds to another (most, whatever their language)
+// is its own folded form, found by reading it once; any other is folded
+// into a buffer of its own, which text returns without a copy.
 func (f *folded) fold(s string) {
-	b, moved := f.b[:0], f.moved[:0]
-	*f = folded{src: s, b: b, moved: moved}
+	moved := f.moved[:0]
+	*f = folded{src: s, moved: moved}
 	i := 0
 	if fast {
 		i = firstFolded(s)
@@ -246,21 +249,20 @@ func (f *folded) fold(s string) {
 		return
 	}
 	// From i on, the folded text differs.
-	if cap(b) < len(s) {
-		b = make([]byte, 0, len(s))
-	}
-	f.b, f.own = append(b, s[:i]...), true
+	f.b.Grow(len(s))
+	f.b.WriteString(s[:i])
+	f.own = true
 	for i < len(s) {
 		j := i
 		for j < len(s) && s[j] < 0x80 {
 			j++
 		}
-		f.b = append(f.b, s[i:j]...)
+		f.b.WriteString(s[i:j])
 		if i = j; i == len(s) {
 			break
 		}
 		c, size := utf8.DecodeRuneInString(s[i:])
-		f.add(c, i, unsafe.Slice(unsafe.StringData(s[i:]), size))
+		f.add(c, i, s[i:i+size])
 		i += size
 	}
 }
@@ -273,15 +275,14 @@ func (f *folded) fold(s string) {
 // (one load where it is little-endian and reads unaligned, as amd64 and
 // arm64), and the tests of them test each byte on its own.
 func firstFolded(s string) int {
-	p := unsafe.Pointer(unsafe.StringData(s))
 	i := 0
 	for i < len(s) {
 		// 32 bytes at a time, as long as they keep all. (The loads are
 		// made on the line of the test, whose instructions stand for the
 		// calls of le64 inlined there: no NOP is left for them.)
 		for ; i+32 <= len(s); i += 32 {
-			w := (*[4][8]byte)(unsafe.Add(p, i))
-			if a, b, c, d := le64(&w[0]), le64(&w[1]), le64(&w[2]), le64(&w[3]); (a|b|c|d)&(0x80*ones) != 0 &&
+			w := s[i : i+32]
+			if a, b, c, d := le64at(w, 0), le64at(w, 8), le64at(w, 16), le64at(w, 24); (a|b|c|d)&(0x80*ones) != 0 &&
 				!(keepsAll(a) && keepsAll(b) && keepsAll(c) && keepsAll(d)) {
 				break
 			}
@@ -290,7 +291,7 @@ func firstFolded(s string) int {
 		if i+32 <= len(s) {
 			end = i + 32
 		} else if i+8 <= len(s) {
-			if keepsAll(le64((*[8]byte)(unsafe.Add(p, i)))) {
+			if keepsAll(le64at(s, i)) {
 				i += 8
 				continue
 			}

@@ -34,10 +34,9 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 		if uint(k+1) >= uint(n) {
 			return i, k, false // near the end
 		}
-		// (k+1 is in r, proved by the test above, and so is k, which
-		// follows the digit at i: byteAt reads it without the test of
-		// its bounds that the compiler cannot tell from k+1's.)
-		c, d := byteAt(r, k), r[k+1]
+		// (k+1 is in r, proved by the test above; so is k, though the
+		// compiler, which cannot tell so, tests it.)
+		c, d := r[k], r[k+1]
 		if c|d >= 0x80 { // (either is beyond ASCII)
 			return i, k, false
 		}
@@ -57,7 +56,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				// number with an area code ("08-123 45 67"), which
 				// shapes would try first for these runes, and read here
 				// without going back to it.
-				if d-'0' < 10 && (c == ':' && k-i <= 2 || c == '-' && (k-i == 4 || byteAt(r, i) == '0' && k-i >= 2 && k-i <= 3)) {
+				if d-'0' < 10 && (c == ':' && k-i <= 2 || c == '-' && (k-i == 4 || r[i] == '0' && k-i >= 2 && k-i <= 3)) {
 					goto shaped
 				}
 				return i, k, false
@@ -71,7 +70,7 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				}
 				goto quantified
 			}
-			if byteAt(r, i) == '0' { // (the digit at i)
+			if r[i] == '0' { // (the digit at i)
 				if k-i >= 2 && k-i <= 4 {
 					return i, k, false // maybe a phone number ("070 123 45 67")
 				}

@@ -130,19 +130,12 @@ type Number struct {
 	// Unit is the unit or currency printed with the number ("SEK" for
 	// 399 kr), and Period what it is per ("month" for /mån, per month, a
 	// month): none (0) when none is printed.
-	Unit    Unit  `json:"unit,omitempty"`
-	Period  Unit  `json:"period,omitempty"`
-	nounLen int32 // the length of noun (in the padding after Kind, Unit and Period)
-	Start   int   `json:"start"`
-	End     int   `json:"end"`
+	Unit   Unit `json:"unit,omitempty"`
+	Period Unit `json:"period,omitempty"`
+	Start  int  `json:"start"`
+	End    int  `json:"end"`
 
 	// noun is what a small count written as a word counts ("devic" of
-	// "two devices", see nounAt), as the string of nounLen bytes from
-	// noun (none when nounLen is 0): only check reads it. A pointer, and
-	// a length in the word of Kind, Unit and Period, make a Number (64
-	// bytes), and a NumberVerdict, 8 bytes smaller than a string would,
-	// and Verify allocates and fills one for every number of an answer. The bytes are a string's (the
-	// scan's str made them: they are never written again), and noun
-	// keeps them alive as the string would.
-	noun *byte
+	// "two devices", see nounAt), or "": only check reads it.
+	noun string
 }

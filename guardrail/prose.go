@@ -3,7 +3,6 @@ package guardrail
 import (
 	"math/bits"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // prose skips from i what step reads as prose, as long as that is decided
@@ -30,7 +29,7 @@ func (s *scanner) prose(i int) int {
 		// followed by a digit yet).
 		var x uint64
 		if i+8 <= len(t) { // the eight bytes are in t
-			x = le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
+			x = le64at(t, i)
 		} else if i >= len(t) {
 			break
 		} else if len(t) >= 8 {
@@ -108,10 +107,9 @@ func (s *scanner) prose(i int) int {
 }
 
 // proseRun reads the common case of prose from i, as prose would, in a
-// loop that calls nothing, not even a panic for an index out of range (so
-// that it needs no stack frame and keeps what it reads in registers; the
-// indexes below are proved in range, or read with unsafe where the loop's
-// bound shows them in t, and its tables are read from proseTables): ASCII
+// loop that calls nothing but a panic for an index out of range, which the
+// loop's bound rules out (it keeps what it reads in registers, and its
+// tables are read from proseTables): ASCII
 // that starts nothing, and words of ASCII letters and the Latin-1 letters
 // of two bytes beginning 0xC3 (å, ä, ö, é, …) that end at an ASCII rune,
 // while nine bytes are left in the text. It returns where it stopped and
@@ -119,7 +117,6 @@ func (s *scanner) prose(i int) int {
 // end of the text. A word or sign followed by a space goes on to the next
 // word at once (spaced), without a round of the loop.
 func proseRun(t string, i int) (end int, slow bool) {
-	p := unsafe.Pointer(unsafe.StringData(t))
 	pt := &proseTables
 	// The loop reads the eight bytes from i, and one after them (the
 	// byte after a word of seven letters and a space): i stays at or
@@ -128,7 +125,7 @@ func proseRun(t string, i int) (end int, slow bool) {
 		// e is where a space is, after a word or a sign read: spaced
 		// reads on after it.
 		var e int
-		x := le64((*[8]byte)(unsafe.Add(p, i))) // the eight bytes from i
+		x := le64at(t, i) // the eight bytes from i
 		if c := byte(x); pt.classOf(c)&clWordByte == 0 {
 			// No word at i.
 			cl := pt.classOf(c)
@@ -151,7 +148,7 @@ func proseRun(t string, i int) (end int, slow bool) {
 		{
 			y := x | 0x20*ones
 			e = i + lowerLetters(y) // (the end of the word is in t)
-			c := *(*byte)(unsafe.Add(p, e))
+			c := t[e]
 			n := e - i
 			key := uint32(y) & pt.mask(n)
 			if c == ' ' { // the most common end
@@ -180,7 +177,7 @@ func proseRun(t string, i int) (end int, slow bool) {
 						if j >= last { // (else j+1 is in t)
 							return i, true
 						}
-						if d := *(*byte)(unsafe.Add(p, j+1)); pt.classOf(d)&clAfterC3 == 0 {
+						if d := t[j+1]; pt.classOf(d)&clAfterC3 == 0 {
 							return i, true
 						}
 						j += 2
@@ -188,9 +185,9 @@ func proseRun(t string, i int) (end int, slow bool) {
 					if j > last {
 						return i, true
 					}
-					m := lowerLetters(le64((*[8]byte)(unsafe.Add(p, j))) | 0x20*ones)
+					m := lowerLetters(le64at(t, j) | 0x20*ones)
 					j += m
-					if c = *(*byte)(unsafe.Add(p, j)); m < 7 && c != 0xC3 { // (j is in t)
+					if c = t[j]; m < 7 && c != 0xC3 { // (j is in t)
 						break
 					}
 				}
@@ -198,7 +195,7 @@ func proseRun(t string, i int) (end int, slow bool) {
 					// The key of the whole word, which ends at c, from its
 					// first bytes read again (which keeps fewer values through
 					// the loop above).
-					key = (uint32(le64((*[8]byte)(unsafe.Add(p, i)))) | 0x20202020) & pt.mask(min(j-i, 4))
+					key = (uint32(le64at(t, i)) | 0x20202020) & pt.mask(min(j-i, 4))
 					if h := startHash(key); pt.mayStart(h) {
 						return i, false
 					}
@@ -224,7 +221,7 @@ func proseRun(t string, i int) (end int, slow bool) {
 				// A sign, not a hyphen (see clWordEnd): it starts nothing
 				// but before a digit, and ", " and ". " are read at once.
 				// (i+1 is in t: i is at most last+7.)
-				if d := *(*byte)(unsafe.Add(p, i+1)); d == ' ' {
+				if d := t[i+1]; d == ' ' {
 					e = i + 1
 					goto spaced
 				} else if d-'0' >= 10 {
@@ -240,7 +237,7 @@ func proseRun(t string, i int) (end int, slow bool) {
 		// digit for scan, where prose stops; anything else at the top of
 		// the loop.
 		if i = e + 1; i <= last {
-			if x = le64((*[8]byte)(unsafe.Add(p, i))); pt.classOf(byte(x))&clWordByte != 0 {
+			if x = le64at(t, i); pt.classOf(byte(x))&clWordByte != 0 {
 				goto word
 			} else if byte(x)-'0' < 10 {
 				return i, false
@@ -253,11 +250,9 @@ func proseRun(t string, i int) (end int, slow bool) {
 // proseTables holds what proseRun looks up, latinClass, startMasks and
 // wordStarts, in one block, whose address proseRun keeps in one register
 // through its loop: the compiler keeps the address of one table so but
-// loads another's anew at each read, two instructions a word. It reads the
-// block through the methods below, which add an offset to that address
-// with unsafe (each offset is in the block: a byte indexes 256 bytes, n is
-// at most 7 and h>>6 below 1024), since reading a field of a *proseBlock
-// would test the pointer for nil at each read.
+// loads another's anew at each read, two instructions a word. Each index
+// is proved in range (a byte indexes 256 bytes, n is masked to 0–7, and
+// h>>6 of a 16-bit hash is below 1024), so no read tests its bounds.
 var proseTables proseBlock
 
 type proseBlock struct {
@@ -281,19 +276,15 @@ func init() {
 }
 
 // classOf is latinClass[c].
-func (b *proseBlock) classOf(c byte) uint8 {
-	return *(*uint8)(unsafe.Add(unsafe.Pointer(b), c))
-}
+func (b *proseBlock) classOf(c byte) uint8 { return b.class[c] }
 
 // mask is startMasks[n], for n of 0 to 7.
-func (b *proseBlock) mask(n int) uint32 {
-	return *(*uint32)(unsafe.Add(unsafe.Pointer(b), unsafe.Offsetof(b.masks)+4*uintptr(n)))
-}
+func (b *proseBlock) mask(n int) uint32 { return b.masks[n&7] }
 
 // mayStart reports whether wordStarts holds the hash h of a key (see
 // startHash).
 func (b *proseBlock) mayStart(h uint32) bool {
-	return *(*uint64)(unsafe.Add(unsafe.Pointer(b), unsafe.Offsetof(b.starts)+8*uintptr(h>>6)))&(1<<(h&63)) != 0
+	return b.starts[h>>6&(1<<10-1)]&(1<<(h&63)) != 0
 }
 
 // shortBytes is tailBytes for a text of fewer than eight bytes.

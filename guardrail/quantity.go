@@ -31,10 +31,8 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 		// beyond ASCII has the flags of notASCII in quantityAfter, and is
 		// never ' ' or '/', which is all c is compared with), and not
 		// counted (s.reads): they are bytes the scan passes after the
-		// number. (k, the end of the number, is in the text with k+1:
-		// byteAt reads it without the test of its bounds that the
-		// compiler cannot tell from k+1's.)
-		if c = rune(byteAt(text, k)); c == ' ' {
+		// number.
+		if c = rune(text[k]); c == ' ' {
 			j++
 			f = quantityAfter[1][text[j]]
 		} else {
@@ -168,7 +166,7 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			// Both bytes in the text: read as at the number, without
 			// ascii's checks, and not counted (s.reads): they are bytes
 			// the scan passes after the number.
-			c, b = rune(byteAt(text, p)), text[p+1]
+			c, b = rune(text[p]), text[p+1]
 		} else if c = s.ascii(p); c == ' ' {
 			b = uint8(s.ascii(p + 1))
 		}

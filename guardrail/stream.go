@@ -1,5 +1,7 @@
 package guardrail
 
+import "strings"
+
 // StreamGuard checks an answer while it streams (hold mode, SPEC §4): it is
 // fed the model's deltas as they arrive and returns at once the text that is
 // safe to show. Prose passes straight through; text is held only while its
@@ -17,9 +19,9 @@ package guardrail
 type StreamGuard struct {
 	sources []*Source
 	// raw is every byte fed. It is only ever appended to: f.src, and the
-	// texts Feed and Close return and the numbers hold, are made of it in
-	// place.
-	raw      []byte
+	// texts Feed and Close return and the numbers hold, are slices of its
+	// String, made without a copy.
+	raw      strings.Builder
 	decoded  int // bytes of raw folded into f
 	f        folded
 	scanned  int // rune index up to which numbers are final
@@ -52,8 +54,8 @@ func (g *StreamGuard) Feed(delta string) (safe string, ok bool) {
 	if g.closed {
 		panic("guardrail: Feed after Close")
 	}
-	g.raw = append(g.raw, delta...)
-	g.decoded = g.f.appendBytes(g.raw, g.decoded, false)
+	g.raw.WriteString(delta)
+	g.decoded = g.f.appendBytes(g.raw.String(), g.decoded, false)
 	return g.advance(false), !g.blocked
 }
 
@@ -62,7 +64,7 @@ func (g *StreamGuard) Feed(delta string) (safe string, ok bool) {
 func (g *StreamGuard) Close() (safe string, v Verdict) {
 	if !g.closed {
 		g.closed = true
-		g.decoded = g.f.appendBytes(g.raw, g.decoded, true)
+		g.decoded = g.f.appendBytes(g.raw.String(), g.decoded, true)
 		safe = g.advance(true)
 	}
 	v = Verdict{Grounded: !g.blocked, Numbers: g.numbers}
@@ -150,7 +152,7 @@ func (g *StreamGuard) quickTable() []quickSlot {
 }
 
 // Text returns everything fed so far.
-func (g *StreamGuard) Text() string { return string(g.raw) }
+func (g *StreamGuard) Text() string { return g.raw.String() }
 
 // advance scans the text that is not final yet and returns what became
 // safe to show.

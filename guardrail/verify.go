@@ -2,7 +2,6 @@ package guardrail
 
 import (
 	"strings"
-	"unsafe"
 )
 
 // State is the verdict on one number of an answer. Its text form (String,
@@ -420,11 +419,10 @@ func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 		}
 	}
 	nv.State, nv.Grounded = Ungrounded, false
-	if n.nounLen != 0 {
+	if n.noun != "" {
 		nv.State = Unverified
-		noun := unsafe.String(n.noun, n.nounLen) // (see Number.noun)
 		for _, s := range sources {
-			if s != nil && s.contradicts(noun, n.Canonical) {
+			if s != nil && s.contradicts(n.noun, n.Canonical) {
 				nv.State = Ungrounded
 				break
 			}
@@ -668,8 +666,7 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 func (s *scanner) setNouns(nvs []NumberVerdict) {
 	for _, c := range s.counts {
 		if c.tok < len(nvs) {
-			w := s.str(c.noun) // (see Number.noun)
-			nvs[c.tok].noun, nvs[c.tok].nounLen = unsafe.StringData(w), int32(len(w))
+			nvs[c.tok].noun = s.str(c.noun)
 		}
 	}
 }

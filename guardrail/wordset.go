@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"slices"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // wordSet is a set of lower-case words with a value each, kept as a byte
@@ -321,7 +320,7 @@ func (s *scanner) readLetters(ws *wordSet, i int) (code uint8, end int) {
 	if uint(i+8) > uint(len(t)) || len(keys) != 1<<letterBits {
 		return 0, -1
 	}
-	x := le64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(t)), i)))
+	x := le64at(t, i)
 	k := letterRun(x)
 	c := byte(x >> k)
 	// The byte after a run of fewer than seven bytes is an ASCII rune
