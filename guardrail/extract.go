@@ -161,7 +161,12 @@ const smalls = "0001020304050607080910111213141516171819202122232425262728293031
 // str returns the string r refers to.
 func (s *scanner) str(r ref) string {
 	if r.at < 0 && r.n > 0 { // the commonest of the forms not in place
-		return s.canon(int(^r.at), int(r.n))
+		// From canonStr, a copy of canons from canonAt on (see canons).
+		k, n := int(^r.at)-s.canonAt, int(r.n)
+		if k < 0 || n > len(s.canonStr)-k {
+			k = s.copyCanons(int(^r.at))
+		}
+		return s.canonStr[k : k+n]
 	}
 	if r.n >= 0 {
 		if r.at < 0 { // an empty form in canons
@@ -311,18 +316,15 @@ func (s *scanner) intern(b []byte, i int) ref {
 	return s.keep(b)
 }
 
-// canon returns the n bytes of canons from a as a string: a slice of
-// canonStr, a copy of canons from canonAt on, made anew from a when it
-// does not hold them. Bytes once in canons are never written again within
-// a scan (canons is only appended to), so the copy stays true, and the
-// numbers filled share it: filling a text's numbers copies its canons
-// once, where most go in order (TestNumbersOutliveTheScanner).
-func (s *scanner) canon(a, n int) string {
-	if k := a - s.canonAt; k < 0 || k+n > len(s.canonStr) {
-		s.canonAt, s.canonStr = a, string(s.canons[a:])
-	}
-	k := a - s.canonAt
-	return s.canonStr[k : k+n]
+// copyCanons makes canonStr a copy of canons from a on, as str reads
+// them, and returns where a is in it: 0. Bytes once in canons are never
+// written again within a scan (canons is only appended to), so the copy
+// stays true, and the numbers filled share it: filling a text's numbers
+// copies its canons once, where most go in order
+// (TestNumbersOutliveTheScanner).
+func (s *scanner) copyCanons(a int) int {
+	s.canonAt, s.canonStr = a, string(s.canons[a:])
+	return 0
 }
 
 // keep writes b to canons and returns its ref. A text's canons start with
