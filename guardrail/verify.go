@@ -2,6 +2,7 @@ package guardrail
 
 import (
 	"strings"
+	"sync"
 )
 
 // State is the verdict on one number of an answer. Its text form (String,
@@ -102,7 +103,7 @@ type Source struct {
 	index   []indexSlot         // by value: open addressing on keyPrint's hash
 	filter  keyFilter           // of the values, to pass over a source quickly
 	counted map[string][]string // noun → values the snippet binds to it
-	lower   string              // the text in lower case, for month names
+	lower   func() string       // the text in lower case, for month names: made once, when first asked for
 	quick   []quickSlot         // the index of Verify's fast path (see quickIndex)
 	keys    []quickSlot         // the slots in quick, for quickTable to merge
 }
@@ -117,7 +118,7 @@ type Source struct {
 func NewSource(text string) *Source {
 	sc := scanText(text)
 	nums := sc.numbers(text)
-	s := &Source{Text: text, Numbers: nums, lower: lowerString(text)}
+	s := &Source{Text: text, Numbers: nums, lower: sync.OnceValue(func() string { return lowerString(text) })}
 	keys := len(nums)
 	for _, n := range nums {
 		if n.Kind == KindDate || n.Kind == KindRange || n.Kind == KindPercent {
@@ -320,8 +321,12 @@ func parts(n *Number) (keys []string, month string) {
 // mentionsMonth reports whether the snippet names month m ("05") or holds a
 // date in it.
 func (s *Source) mentionsMonth(m string) bool {
+	lower := ""
+	if s.lower != nil { // (nil in a Source not made by NewSource)
+		lower = s.lower()
+	}
 	for w, v := range monthWords.words {
-		if v == m && len(w) > 3 && contains(s.lower, w) {
+		if v == m && len(w) > 3 && contains(lower, w) {
 			return true
 		}
 	}

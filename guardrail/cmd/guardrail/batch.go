@@ -25,6 +25,10 @@ const (
 	// however long, so a line up to -max-line never blocks the pipeline.
 	itemsPerWorker   = 16
 	maxBytesInFlight = 32 << 20
+	// Bounds of the cache of source lists (see sourceCache): lines that
+	// cite the same snippets share their Sources, built once.
+	cacheEntries = 256
+	cacheBytes   = 8 << 20 // of the lists' JSON
 )
 
 var batchCmd = &command{
@@ -189,11 +193,12 @@ func batch(r io.Reader, w io.Writer, workers, maxLine int, policy guardrail.Poli
 	}()
 
 	var wg sync.WaitGroup
+	cache := newSourceCache(cacheEntries, cacheBytes)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := scorer{policy: policy}
+			s := scorer{policy: policy, cache: cache}
 			for j := range jobs {
 				results <- result{seq: j.seq, size: len(j.data), out: s.score(j, maxLine)}
 			}
@@ -310,7 +315,7 @@ func (r *lineReader) next() (data []byte, tooLong bool, err error) {
 type batchIn struct {
 	ID      json.RawMessage `json:"id"`
 	Answer  *string         `json:"answer"`
-	Sources *[]string       `json:"sources"`
+	Sources json.RawMessage `json:"sources"` // decoded by sourceCache.get
 }
 
 type batchNumber struct {
@@ -337,6 +342,7 @@ type batchErr struct {
 // scorer turns input lines into output lines; one per worker.
 type scorer struct {
 	policy guardrail.Policy
+	cache  *sourceCache
 	buf    bytes.Buffer
 	enc    *json.Encoder
 }
@@ -352,7 +358,7 @@ func (s *scorer) score(j job, maxLine int) []byte {
 	if j.tooLong {
 		v = batchErr{Line: j.line, Error: "line longer than " + strconv.Itoa(maxLine) + " bytes"}
 	} else {
-		v = scoreLine(j, s.policy)
+		v = scoreLine(j, s.policy, s.cache)
 	}
 	if err := s.enc.Encode(v); err != nil {
 		// Cannot happen with these types; keep the output one line per input.
@@ -362,7 +368,10 @@ func (s *scorer) score(j job, maxLine int) []byte {
 	return bytes.Clone(s.buf.Bytes())
 }
 
-func scoreLine(j job, policy guardrail.Policy) any {
+func scoreLine(j job, policy guardrail.Policy, cache *sourceCache) any {
+	if id, answer, sources, ok := quickLine(j.data); ok {
+		return verdictOf(id, answer, sources, policy, cache)
+	}
 	var in batchIn
 	err := json.Unmarshal(j.data, &in)
 	// A type error still fills the other fields: keep the id if there is one.
@@ -400,10 +409,20 @@ func scoreLine(j job, policy guardrail.Policy) any {
 		return fail(idErr)
 	case in.Answer == nil:
 		return fail(`missing "answer"`)
-	case in.Sources == nil:
+	case len(in.Sources) == 0 || string(in.Sources) == "null":
 		return fail(`missing "sources"`)
 	}
-	v := policy.Verify(*in.Answer, guardrail.NewSources(*in.Sources))
+	return verdictOf(id, *in.Answer, in.Sources, policy, cache)
+}
+
+// verdictOf returns the output line of a line whose id, answer and
+// sources, the JSON of the list, were read.
+func verdictOf(id, answer string, rawSources []byte, policy guardrail.Policy, cache *sourceCache) any {
+	sources, ok := cache.get(rawSources)
+	if !ok {
+		return batchErr{ID: id, Error: `"sources" must be an array of strings`}
+	}
+	v := policy.Verify(answer, sources)
 	out := batchOut{ID: id, Verdict: "pass", Numbers: make([]batchNumber, len(v.Numbers))}
 	if !v.Grounded {
 		out.Verdict = "block"
@@ -412,4 +431,56 @@ func scoreLine(j job, policy guardrail.Policy) any {
 		out.Numbers[i] = batchNumber{Text: n.Text, Canonical: n.Canonical, Kind: n.Kind, State: n.State, Grounded: n.Grounded, Source: n.Citation}
 	}
 	return out
+}
+
+// sourceCache holds the Sources of the source lists lines cite, by the
+// JSON text of the list, shared by the workers: lines that cite the same
+// snippets (several answers to one question) decode and index them once.
+// It keeps at most maxEntries lists and about maxBytes of their JSON,
+// dropping the oldest first.
+type sourceCache struct {
+	mu                   sync.Mutex
+	m                    map[string][]*guardrail.Source
+	order                []string // keys, oldest first
+	bytes                int
+	maxEntries, maxBytes int
+}
+
+func newSourceCache(maxEntries, maxBytes int) *sourceCache {
+	return &sourceCache{m: map[string][]*guardrail.Source{}, maxEntries: maxEntries, maxBytes: maxBytes}
+}
+
+// get returns the Sources of raw, the JSON of a list of snippets, and
+// false when raw is not an array of strings.
+func (c *sourceCache) get(raw json.RawMessage) ([]*guardrail.Source, bool) {
+	c.mu.Lock()
+	srcs, ok := c.m[string(raw)]
+	c.mu.Unlock()
+	if ok {
+		return srcs, true
+	}
+	var texts []string
+	if json.Unmarshal(raw, &texts) != nil {
+		return nil, false
+	}
+	srcs = guardrail.NewSources(texts)
+	if len(raw) > c.maxBytes {
+		return srcs, true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[string(raw)]; ok {
+		return srcs, true // another worker added it meanwhile
+	}
+	for len(c.order) > 0 && (len(c.order) >= c.maxEntries || c.bytes+len(raw) > c.maxBytes) {
+		old := c.order[0]
+		c.order = c.order[1:]
+		delete(c.m, old)
+		c.bytes -= len(old)
+	}
+	key := string(raw)
+	c.m[key] = srcs
+	c.order = append(c.order, key)
+	c.bytes += len(key)
+	return srcs, true
 }

@@ -1,0 +1,134 @@
+//go:build !js
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"testing"
+)
+
+// slowLine is what scoreLine reads from line with encoding/json alone, in
+// the cases where quickLine may answer (ok false otherwise).
+func slowLine(line []byte) (id, answer string, sources []byte, ok bool) {
+	var in batchIn
+	if json.Unmarshal(line, &in) != nil || in.Answer == nil || len(in.ID) == 0 ||
+		len(in.Sources) == 0 || string(in.Sources) == "null" || json.Unmarshal(in.ID, &id) != nil || id == "" {
+		return "", "", nil, false
+	}
+	return id, *in.Answer, in.Sources, true
+}
+
+// checkQuick fails when quickLine reads line otherwise than encoding/json,
+// and returns whether it read it.
+func checkQuick(t *testing.T, line []byte) bool {
+	t.Helper()
+	id, answer, sources, ok := quickLine(line)
+	if !ok {
+		return false
+	}
+	sid, sanswer, ssources, sok := slowLine(line)
+	if !sok || id != sid || answer != sanswer || !bytes.Equal(sources, ssources) {
+		t.Errorf("quickLine(%q) = %q, %q, %s, %v; encoding/json: %q, %q, %s, %v",
+			line, id, answer, sources, ok, sid, sanswer, ssources, sok)
+	}
+	return true
+}
+
+func TestQuickLine(t *testing.T) {
+	for _, c := range []struct {
+		line  string
+		quick bool // whether quickLine reads it (else encoding/json does)
+	}{
+		{`{"id":"q1","answer":"It costs 499.","sources":["399"]}`, true},
+		{` { "id" : "q1" , "answer" : "a" , "sources" : [ "x" , "y" ] , "why" : {"a":[1,2,{"b":"}]"}]} } `, true},
+		{`{"why":"\"}","id":"q1","expect":-1.5e+3,"answer":"a","x":null,"y":true,"sources":[]}`, true},
+		{`{"id":"q1","answer":"a\nb \u00e5 \ud83d\ude00","sources":["\""]}`, true},
+		{`{"id":"q1","answer":"a","sources":["x"],"answer":"b","id":"q2"}`, true},
+		{"{\"id\":\"q1\",\"answer\":\"bad \xff utf-8\",\"sources\":[\"x\"]}", true},
+		{`{"id":"q\u0031","answer":"a","sources":["x"]}`, true},
+		{`{"ID":"q1","answer":"a","sources":["x"]}`, false},
+		{`{"id":"q1","Answer":"a","sources":["x"]}`, false},
+		{`{"i\u0064":"q1","answer":"a","sources":["x"]}`, false},
+		{`{"id":"q1","answer":"a","sources":null}`, false},
+		{`{"id":"q1","answer":"a"}`, false},
+		{`{"id":"","answer":"a","sources":["x"]}`, false},
+		{`{"id":1,"answer":"a","sources":["x"]}`, false},
+		{`{"id":"q1","answer":null,"sources":["x"]}`, false},
+		{`{"id":"q1","answer":"a","sources":["x"]`, false},
+		{`["id","answer"]`, false},
+		{`oops`, false},
+	} {
+		if got := checkQuick(t, []byte(c.line)); got != c.quick {
+			t.Errorf("quickLine(%q) read it: %v, want %v", c.line, got, c.quick)
+		}
+	}
+}
+
+// TestQuickLineMutated compares quickLine with encoding/json on lines of
+// the real data, when it is there, and generated ones, each with random
+// bytes changed, added or removed.
+func TestQuickLineMutated(t *testing.T) {
+	var lines [][]byte
+	if data, err := os.ReadFile(realData); err == nil {
+		lines = bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	}
+	for i := range 50 {
+		lines = append(lines, bytes.TrimSpace(genLine(i)))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "{}[]\":,\\ u0aA\xc3\xa5\xff\n"
+	read := 0
+	for _, line := range lines {
+		if !checkQuick(t, line) {
+			t.Errorf("quickLine did not read %q", line)
+		}
+		for range 40 {
+			m := bytes.Clone(line)
+			for range 1 + r.IntN(3) {
+				k := r.IntN(len(m))
+				c := alphabet[r.IntN(len(alphabet))]
+				switch r.IntN(3) {
+				case 0:
+					m[k] = c
+				case 1:
+					m = append(m[:k], append([]byte{c}, m[k:]...)...)
+				default:
+					m = append(m[:k], m[k+1:]...)
+				}
+			}
+			if checkQuick(t, m) {
+				read++
+			}
+		}
+	}
+	t.Logf("%d lines, %d mutated lines read by quickLine", len(lines), read)
+}
+
+// The cache of source lists gives one list the same Sources, keeps at most
+// its number of lists and bytes of their JSON, the oldest dropped first,
+// and reports a list that is not one of strings.
+func TestSourceCache(t *testing.T) {
+	c := newSourceCache(2, 40)
+	a, ok := c.get([]byte(`["Premium: 399 kr"]`))
+	if !ok || len(a) != 1 || a[0].Text != "Premium: 399 kr" {
+		t.Fatalf("get = %v, %v", a, ok)
+	}
+	if b, _ := c.get([]byte(`["Premium: 399 kr"]`)); &b[0] != &a[0] {
+		t.Error("the same list was built again")
+	}
+	c.get([]byte(`["99"]`))
+	c.get([]byte(`["7"]`)) // a third list: the first goes
+	if len(c.m) != 2 || c.m[`["Premium: 399 kr"]`] != nil {
+		t.Errorf("cache holds %d lists, the oldest dropped: %v", len(c.m), c.m[`["Premium: 399 kr"]`] == nil)
+	}
+	c.get([]byte(`["a long snippet of thirty-four bytes"]`)) // 39 bytes: over 40 with any other
+	if c.bytes > 40 || len(c.m) != 1 {
+		t.Errorf("cache holds %d bytes in %d lists, want at most 40", c.bytes, len(c.m))
+	}
+	if _, ok := c.get([]byte(`[1]`)); ok {
+		t.Error("a list of a number was read")
+	}
+}
