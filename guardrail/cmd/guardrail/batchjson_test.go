@@ -132,3 +132,70 @@ func TestSourceCache(t *testing.T) {
 		t.Error("a list of a number was read")
 	}
 }
+
+// validJSON never finds valid what json.Valid does not, and finds valid
+// what it does, but for nesting deeper than it reads.
+func TestValidJSON(t *testing.T) {
+	check := func(b []byte) {
+		t.Helper()
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Errorf("validJSON(%q) = %v, json.Valid: %v", b, got, want)
+		}
+	}
+	for _, s := range []string{
+		``, ` `, `0`, `-0`, `01`, `-`, `1.`, `1.5`, `.5`, `1e5`, `1E+5`, `1e`, `1e-`, `-1.5e-07`, `1 2`,
+		`true`, `tru`, `truex`, `null`, `nul`, `false`, `"a"`, `"a`, `"\"`, `"\q"`, `"\u00e5"`, `"\u00g5"`, `"\u00e"`,
+		"\"a\tb\"", "\"\x7f\xff\"", `[]`, `[ ]`, `[1,]`, `[,1]`, `[1 2]`, `{}`, `{ }`, `{"a"}`, `{"a":}`, `{"a":1,}`,
+		`{"a":1 "b":2}`, `{1:2}`, `{"a":[1,{"b":[]}],"c":{"d":null}}`, `[[[]]]`, `[[]`, `[]]`, `{"a":1}}`, `]`,
+		`{"a":"}"}`, `{"a":"\\"}`, ` {"a" : [ 1 , "x" ] } `, "[1]\n", `[1]x`,
+	} {
+		check([]byte(s))
+	}
+	deep := bytes.Repeat([]byte("["), 100)
+	if validJSON(append(deep, bytes.Repeat([]byte("]"), 100)...)) {
+		t.Error("validJSON read JSON nested 100 deep")
+	}
+	var lines [][]byte
+	if data, err := os.ReadFile(realData); err == nil {
+		lines = bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	}
+	for i := range 50 {
+		lines = append(lines, bytes.TrimSpace(genLine(i)))
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "{}[]\":,\\ u0e.-+aAtn\x1f\xff\n"
+	for _, line := range lines {
+		check(line)
+		for range 40 {
+			m := bytes.Clone(line)
+			for range 1 + r.IntN(3) {
+				k := r.IntN(len(m))
+				c := alphabet[r.IntN(len(alphabet))]
+				switch r.IntN(3) {
+				case 0:
+					m[k] = c
+				case 1:
+					m = append(m[:k], append([]byte{c}, m[k:]...)...)
+				default:
+					m = append(m[:k], m[k+1:]...)
+				}
+			}
+			check(m)
+		}
+	}
+}
+
+// FuzzQuickLine: validJSON agrees with json.Valid but for nesting, and
+// quickLine with encoding/json, on any line.
+//
+//	go test -run=NONE -fuzz=FuzzQuickLine ./guardrail/cmd/guardrail
+func FuzzQuickLine(f *testing.F) {
+	f.Add([]byte(`{"id":"q1","answer":"It costs 499.","sources":["399"]}`))
+	f.Add([]byte(`{"why":"\"}","id":"q\u0031","expect":-1.5e+3,"answer":"a\n","x":[null,{}],"sources":[]}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if validJSON(line) && !json.Valid(line) {
+			t.Fatalf("validJSON(%q) but not json.Valid", line)
+		}
+		checkQuick(t, line)
+	})
+}
