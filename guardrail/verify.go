@@ -2,7 +2,7 @@ package guardrail
 
 import (
 	"strings"
-	"sync"
+	"sync/atomic"
 )
 
 // State is the verdict on one number of an answer. Its text form (String,
@@ -100,12 +100,12 @@ func agreeing(as []attrs, want attrs) bool {
 type Source struct {
 	Text    string
 	Numbers []Number
-	index   []indexSlot         // by value: open addressing on keyPrint's hash
-	filter  keyFilter           // of the values, to pass over a source quickly
-	counted map[string][]string // noun → values the snippet binds to it
-	lower   func() string       // the text in lower case, for month names: made once, when first asked for
-	quick   []quickSlot         // the index of Verify's fast path (see quickIndex)
-	keys    []quickSlot         // the slots in quick, for quickTable to merge
+	index   []indexSlot            // by value: open addressing on keyPrint's hash
+	filter  keyFilter              // of the values, to pass over a source quickly
+	counted map[string][]string    // noun → values the snippet binds to it
+	lower   atomic.Pointer[string] // the text in lower case, for month names: made when first asked for (see mentionsMonth)
+	quick   []quickSlot            // the index of Verify's fast path (see quickIndex)
+	keys    []quickSlot            // the slots in quick, for quickTable to merge
 }
 
 // NewSource extracts the quantities of a snippet and indexes them by value.
@@ -118,7 +118,7 @@ type Source struct {
 func NewSource(text string) *Source {
 	sc := scanText(text)
 	nums := sc.numbers(text)
-	s := &Source{Text: text, Numbers: nums, lower: sync.OnceValue(func() string { return lowerString(text) })}
+	s := &Source{Text: text, Numbers: nums}
 	keys := len(nums)
 	for _, n := range nums {
 		if n.Kind == KindDate || n.Kind == KindRange || n.Kind == KindPercent {
@@ -321,12 +321,16 @@ func parts(n *Number) (keys []string, month string) {
 // mentionsMonth reports whether the snippet names month m ("05") or holds a
 // date in it.
 func (s *Source) mentionsMonth(m string) bool {
-	lower := ""
-	if s.lower != nil { // (nil in a Source not made by NewSource)
-		lower = s.lower()
+	lower := s.lower.Load()
+	if lower == nil {
+		// Made here, not in NewSource (rarely needed); by each goroutine
+		// that finds none yet, all alike.
+		l := lowerString(s.Text)
+		lower = &l
+		s.lower.Store(lower)
 	}
 	for w, v := range monthWords.words {
-		if v == m && len(w) > 3 && contains(lower, w) {
+		if v == m && len(w) > 3 && contains(*lower, w) {
 			return true
 		}
 	}
