@@ -30,7 +30,7 @@ type column struct {
 // cell grounds only a number that prints none. cellPercent is the same for
 // a bare number of a percent column, which is also indexed as a percentage.
 const (
-	cellConflict uint8 = 0xFF
+	cellConflict       = boundUnit
 	cellPercent  uint8 = 0xFE
 )
 
