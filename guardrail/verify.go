@@ -114,12 +114,14 @@ type Source struct {
 // years. A value printed with no unit or period but followed by a word
 // ("25 engineers", "three-bedroom"), and the parts above, are bound
 // (boundUnit): they ground the bare value and no quantity printed with a
-// unit.
+// unit. A number in a cell of a Markdown table is indexed with what its
+// column header says it is (see bindCells).
 func NewSource(text string) *Source {
 	sc := scanText(text)
 	nums := sc.numbers(text)
 	s := &Source{Text: text, Numbers: nums}
-	keys := len(nums)
+	cells := bindCells(text, nums, sc.toks)
+	keys := len(nums) + len(cells) // (a cell may add its percentage)
 	for _, n := range nums {
 		if n.Kind == KindDate || n.Kind == KindRange || n.Kind == KindPercent {
 			keys += 3
@@ -133,6 +135,14 @@ func NewSource(text string) *Source {
 	for k := range nums {
 		n, t := &nums[k], &sc.toks[k]
 		a := attrs{t.unit, t.period} // attrsOf(n), from the scan
+		if cells != nil && cells[k] != (attrs{}) {
+			if a = cells[k]; a.unit == cellPercent {
+				// A percentage of a percent column: its bare value
+				// is bound, as a percent's is.
+				a.unit = boundUnit
+				s.add(n.Canonical+"%", a)
+			}
+		}
 		if plain(n.Kind) || n.Kind == KindWords {
 			noun := nounAfter(text, n.End)
 			if noun != "" {

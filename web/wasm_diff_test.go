@@ -215,6 +215,11 @@ var handCases = []diffCase{
 	{Answer: "+", Sources: nil},
 	{Answer: "1", Sources: []string{"1"}},
 	{Answer: "Prices: 99 kr, 199 kr and 1 999 kr.", Sources: []string{"99 kr", "199 kr", "1999 kr"}},
+	// A table row's numbers take their column header's period and unit.
+	{Answer: "Premium costs 399 kr per year.", Sources: []string{"| Plan | Monthly price | Yearly price |\n| Premium | 399 kr | 3 830 kr |"}},
+	{Answer: "Premium costs 3 830 kr a year.", Sources: []string{"| Plan | Monthly price | Yearly price |\n| Premium | 399 kr | 3 830 kr |"}},
+	{Answer: "Familj kostar 5 270 kr i månaden.", Sources: []string{"| Abonnemang | Pris per månad | Pris per år |\n| Familj | 549 kr | 5 270 kr |"}},
+	{Answer: "Pro has 500 TB, 20% off.", Sources: []string{"| Plan | Storage (GB) | Discount (%) |\n|---|---|---|\n| Pro | 500 | 20 |"}},
 }
 
 var (
