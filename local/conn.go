@@ -289,20 +289,28 @@ func (c *client) writeQueued() bool {
 		if len(q) == 0 {
 			return true
 		}
-		if len(q) > 1 && c.fl != nil {
+		corked := len(q) > 1 && c.fl != nil
+		if corked {
 			c.fl.cork()
 		}
 		for i, f := range q {
-			ok := c.write(f.data)
-			c.written(q, i)
-			if !ok {
+			if !c.write(f.data) {
 				return false
 			}
+			if !corked {
+				c.written(q, i)
+			}
 		}
-		if len(q) > 1 && c.fl != nil {
+		if corked {
+			// Corked frames are on their way only once uncork has
+			// written them: they stay pending (and their memory
+			// counted) until then.
 			if err := c.fl.uncork(); err != nil {
 				c.fail(err)
 				return false
+			}
+			for i := range q {
+				c.written(q, i)
 			}
 		}
 	}

@@ -19,6 +19,28 @@ func longSay(n int) string {
 	return "$say Premium costs" + strings.Repeat(" ok", n)
 }
 
+// shrinkServerSendBuffer gives the server's end of the connection whose
+// client end is ws a small socket send buffer, as a slow network would:
+// a client that does not read then fills it within a few KB, whatever the
+// kernel's buffer autotuning (which can hold megabytes on loopback, and
+// take a race-instrumented server minutes to fill with short frames).
+func shrinkServerSendBuffer(t *testing.T, ts *testServer, ws *websocket.Conn) {
+	t.Helper()
+	waitFor(t, "the server's end of the connection", func() bool {
+		for _, c := range ts.s.reg.all() {
+			if c.fl != nil && c.ws.RemoteAddr().String() == ws.LocalAddr().String() {
+				if tc, ok := c.fl.Conn.(*net.TCPConn); ok {
+					if err := tc.SetWriteBuffer(4096); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return true
+			}
+		}
+		return false
+	})
+}
+
 // TestSlowClientIsDropped: a connection whose writer does not run stands
 // for a client that does not read. Its queue takes frames up to
 // sendQueueBytes; then a send waits, and once the oldest frame has waited
@@ -150,6 +172,7 @@ func TestStoppedReaderIsDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
+	shrinkServerSendBuffer(t, ts, ws)
 	start := time.Now()
 	maxHeld := 0
 	deadline := start.Add(wait + 30*time.Second)
@@ -157,9 +180,9 @@ func TestStoppedReaderIsDropped(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("not dropped after %v", time.Since(start))
 		}
-		// Only a few messages: each answer is ~60 KB of frames, and
-		// answers that wait for the writer hold the next ones back.
-		if i < 100 {
+		// A few long answers (~60 KB of frames each), each superseding
+		// the last.
+		if i < 20 && i%5 == 0 {
 			ws.SetWriteDeadline(time.Now().Add(time.Second))
 			ws.WriteMessage(websocket.TextMessage, fmt.Appendf(nil, `{"type":"message","id":"s%d","text":%q}`, i, longSay(1300)))
 		}

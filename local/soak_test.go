@@ -958,6 +958,7 @@ func TestSoakFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer slowWS.Close()
+		shrinkServerSendBuffer(t, r.ts, slowWS)
 		// It sends confirms of unknown suggestions (never rate limited,
 		// each answered at once with about as many bytes: ids are at most
 		// 128 bytes, so nothing amplifies) as fast as it can, and reads
