@@ -96,7 +96,9 @@ func TestSlowClientIsDropped(t *testing.T) {
 // TestSlowClientQueueByFrames: the frame bound holds too: sendQueue small
 // frames fill the queue, and the next send waits for room.
 func TestSlowClientQueueByFrames(t *testing.T) {
-	ts := startServer(t, func(c *config) { c.WriteWait = 200 * time.Millisecond })
+	// WriteWait long enough that filling the queue (slow under -race on a
+	// loaded machine) does not make the first frame old enough to drop.
+	ts := startServer(t, func(c *config) { c.WriteWait = 5 * time.Second })
 	p := peer{connID: newID(), connectedAt: time.Now()}
 	c := newClient(ts.s, nil, nil, p, ts.s.log)
 	ts.s.reg.add(c)
