@@ -130,6 +130,10 @@ func FuzzHandleMessage(f *testing.F) {
 		`{"type":"nope"}`,
 		`{"type":1}`,
 		`{"type":"message","id":{"a":1},"text":"x"}`,
+		`{"type":"message","id":"m1","ID":"m2","text":"x"}`,
+		`{"type":"message","id":"m1","id":"m2","text":"What does Premium cost?"}`,
+		`{"type":"confirm_action","suggestionid":"00000000000000000000000000000000"}`,
+		`{"type":"message","id":"` + strings.Repeat("i", 129) + `","text":"x"}`,
 		`[]`, `null`, `{`, ``, "\xff\xfe", `{"type":"message","id":"m1","text":"` + strings.Repeat("9", 5000) + `"}`,
 	} {
 		f.Add(s, false)
@@ -146,9 +150,9 @@ func FuzzHandleMessage(f *testing.F) {
 		}
 		raw := hs.sender.Raw("c1")
 		var ids []string
-		var cf lambda.ClientFrame
-		decoded := !b64 && json.Unmarshal([]byte(body), &cf) == nil
-		if decoded && cf.Type == lambda.TypeMessage && cf.ID != "" {
+		cf, err := lambda.DecodeClientFrame([]byte(body))
+		decoded := !b64 && err == nil
+		if decoded && cf.Type == lambda.TypeMessage && cf.ID != "" && len(cf.ID) <= lambda.MaxIDBytes {
 			ids = append(ids, cf.ID)
 		}
 		if p := checkFrames(raw, ids, true); len(p) > 0 {

@@ -2,7 +2,6 @@ package lambda
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
@@ -41,17 +40,14 @@ func (h *Handler) parse(c *conn, req events.APIGatewayWebsocketProxyRequest) (Cl
 	if len(b) > h.limits.MaxBodyBytes {
 		return f, Errorf(ETooLarge, "The message is over %d bytes.", h.limits.MaxBodyBytes)
 	}
-	if err := json.Unmarshal([]byte(b), &f); err != nil {
-		// keep the id if it can be found, for the error frame
-		var idOnly struct {
-			ID string `json:"id"`
-		}
-		if json.Unmarshal([]byte(b), &idOnly) == nil {
-			f = ClientFrame{ID: idOnly.ID}
-		} else {
-			f = ClientFrame{}
-		}
-		return f, Errorf(EBadRequest, "Malformed JSON.")
+	f, err = DecodeClientFrame([]byte(b))
+	if err != nil {
+		return f, err
+	}
+	if err := checkIDs(f); err != nil {
+		// The over-long id is not echoed: that is what the limit is for.
+		f.ID = ""
+		return f, err
 	}
 	switch f.Type {
 	case "":

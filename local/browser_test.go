@@ -571,6 +571,52 @@ func TestBrowserReconnectAfterRestart(t *testing.T) {
 	p.screenshot("reconnected")
 }
 
+// 8b. A suggestion belongs to the connection that offered it: when that
+// connection closes, the page withdraws the card (marked, Confirm
+// disabled), so after the reconnect it never offers a Confirm the server
+// would answer "Unknown suggestion"; a suggestion of the new connection
+// works.
+func TestBrowserSuggestionWithdrawnOnReconnect(t *testing.T) {
+	p := openPage(t)
+	p.chip("Ring mig imorgon på +46 70 123 45 67")
+	p.waitFor(lastBot + `.querySelector(".suggestion button.confirm") !== null`)
+	if webtest.Eval[bool](t, p.tab, `document.querySelector(".suggestion button.confirm").disabled`) {
+		t.Fatal("Confirm is disabled before the connection closed")
+	}
+	// The server closes the connection (as on an idle timeout or a drop).
+	for _, c := range p.ts.s.reg.all() {
+		c.close(closeGoingAway, reasonIdle, true)
+	}
+	p.waitFor(`document.querySelector(".suggestion").dataset.withdrawn === "true"`)
+	webtest.WaitForWithin(t, p.tab, `document.querySelector("#conn-state").dataset.state === "open"`, 20*time.Second)
+	state := p.strs(`(() => { const s = document.querySelector(".suggestion"); return [String(s.querySelector("button.confirm").disabled), s.querySelector(".withdrawn")?.textContent ?? ""]; })()`)
+	if want := []string{"true", "Withdrawn: the connection closed. Ask again for a new suggestion."}; !slices.Equal(state, want) {
+		t.Fatalf("old card after the reconnect: %q, want %q", state, want)
+	}
+	// Clicking it anyway sends nothing.
+	p.run(chromedp.Click(chromedp.CSS(".suggestion button.confirm")))
+	time.Sleep(300 * time.Millisecond)
+	if n := webtest.Eval[int](t, p.tab, `document.querySelectorAll(".action-result").length`); n != 0 {
+		t.Fatalf("%d action results for a withdrawn suggestion", n)
+	}
+	if n := p.ts.exec.n.Load(); n != 0 {
+		t.Fatalf("executed %d times", n)
+	}
+	p.screenshot("suggestion-withdrawn")
+
+	// The same request on the new connection gets a card that works.
+	p.chip("Ring mig imorgon på +46 70 123 45 67")
+	p.waitFor(`document.querySelectorAll(".suggestion").length === 2`)
+	webtest.Eval[bool](t, p.tab, `(`+lastBot+`.querySelector(".suggestion button.confirm").click(), true)`)
+	p.waitFor(`document.querySelectorAll(".action-result").length === 1`)
+	if r := p.str(`document.querySelector(".action-result").textContent`); r != "Callback scheduled to +46 70 123 45 67" {
+		t.Fatalf("confirm on the new connection: %q", r)
+	}
+	if n := p.ts.exec.n.Load(); n != 1 {
+		t.Fatalf("executed %d times, want once", n)
+	}
+}
+
 // keepSockets makes the page's WebSockets reachable from a test, as
 // window.__sockets, so that it can send frames the page itself never would.
 const keepSockets = `(() => {

@@ -16,9 +16,16 @@ import (
 )
 
 const (
-	// sendQueue is how many frames may wait for a connection's writer. A
-	// client that lets it fill up does not read: it is dropped (1008).
-	sendQueue = 512
+	// sendQueue and sendQueueBytes bound what may wait for a connection's
+	// writer, in frames and in bytes (the frames being written included).
+	// A handler that would go over waits until the writer has made room
+	// (backpressure: a client reading at full speed slows the answer down
+	// to its pace, and is never dropped for it). The wait is bounded by the
+	// slow-client rule: a client whose oldest unwritten frame has waited
+	// WriteWait does not read, and is dropped (1008). One frame larger than
+	// sendQueueBytes is queued when nothing else waits.
+	sendQueue      = 512
+	sendQueueBytes = 256 << 10
 
 	// maxInFlight bounds the invocations of one connection running at once.
 	// Every frame is its own invocation (as in API Gateway), so that a
@@ -67,12 +74,21 @@ type client struct {
 	log  *slog.Logger
 	obs  *frameObserver
 
-	// The frames waiting for the writer (at most sendQueue), and a signal
-	// that there are some. A slice rather than a buffered channel: an idle
-	// connection holds no queue memory (a channel of 512 would hold 12 KB).
-	qmu   sync.Mutex
-	queue [][]byte
-	wake  chan struct{}
+	// The frames waiting for the writer, and a signal that there are some.
+	// A slice rather than a buffered channel: an idle connection holds no
+	// queue memory (a channel of 512 would hold 12 KB). pending and
+	// pendingBytes count the frames not yet written (queued or in the
+	// writer's batch), oldest is when the oldest of them was queued (zero
+	// when none), and room is closed when the writer frees some while a
+	// sender waits (roomWait).
+	qmu          sync.Mutex
+	queue        []queued
+	pending      int
+	pendingBytes int
+	oldest       time.Time
+	room         chan struct{}
+	roomWait     bool
+	wake         chan struct{}
 
 	// quit is closed by close: the writer then sends the close frame (when
 	// code is not 0) and stops. code, reason and flush are set before.
@@ -149,10 +165,18 @@ func (c *client) gone() error {
 	return fmt.Errorf("connection %s closing: %w", c.peer.connID, lambda.ErrGone)
 }
 
-// deliver queues a frame for the writer without blocking. A full queue means
-// a client that does not read its frames: it is dropped (close 1008) and the
-// connection is gone for the handler.
-func (c *client) deliver(data []byte) error {
+// queued is a frame waiting for the writer, and when it was queued.
+type queued struct {
+	data []byte
+	at   time.Time
+}
+
+// deliver queues a frame for the writer. When the queue is full (sendQueue
+// frames or sendQueueBytes) it waits for the writer to make room, until ctx
+// ends or the client is found slow: its oldest unwritten frame has waited
+// WriteWait. A slow client is dropped (close 1008) and the connection is
+// gone for the handler.
+func (c *client) deliver(ctx context.Context, data []byte) error {
 	select {
 	case <-c.quit:
 		return c.gone()
@@ -161,18 +185,62 @@ func (c *client) deliver(data []byte) error {
 	// The Sender contract does not promise that data stays untouched
 	// after Send returns; the writer needs it until it is written.
 	data = append([]byte(nil), data...)
+	slow := c.s.cfg.WriteWait
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	c.qmu.Lock()
-	queued := len(c.queue)
-	if queued < sendQueue {
-		c.queue = append(c.queue, data)
+	for {
+		now := time.Now()
+		behind := time.Duration(0)
+		if c.pending > 0 {
+			behind = now.Sub(c.oldest)
+		}
+		if behind >= slow {
+			pending, bytes := c.pending, c.pendingBytes
+			c.qmu.Unlock()
+			c.s.metrics.dropped.Inc()
+			c.log.Warn("dropping a client that does not read its frames",
+				"behind", behind.Round(time.Millisecond).String(), "frames", pending, "bytes", bytes)
+			c.close(closePolicy, reasonSlow, false)
+			return c.gone()
+		}
+		if c.pending == 0 || (c.pending < sendQueue && c.pendingBytes+len(data) <= sendQueueBytes) {
+			if c.pending == 0 {
+				c.oldest = now
+			}
+			c.queue = append(c.queue, queued{data, now})
+			c.pending++
+			c.pendingBytes += len(data)
+			break
+		}
+		// Full: wait for the writer, at most until the oldest frame is
+		// WriteWait old.
+		if c.room == nil {
+			c.room = make(chan struct{})
+		}
+		room := c.room
+		c.roomWait = true
+		c.qmu.Unlock()
+		if timer == nil {
+			timer = time.NewTimer(slow - behind)
+		} else {
+			timer.Reset(slow - behind)
+		}
+		select {
+		case <-room:
+		case <-timer.C:
+		case <-c.quit:
+			return c.gone()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		c.qmu.Lock()
 	}
 	c.qmu.Unlock()
-	if queued >= sendQueue {
-		c.s.metrics.dropped.Inc()
-		c.log.Warn("dropping a client that does not read its frames", "queued", queued)
-		c.close(closePolicy, reasonSlow, false)
-		return c.gone()
-	}
 	select {
 	case c.wake <- struct{}{}:
 	default:
@@ -182,13 +250,35 @@ func (c *client) deliver(data []byte) error {
 	return nil
 }
 
-// take empties the queue and returns what was in it.
-func (c *client) take() [][]byte {
+// take empties the queue and returns what was in it; the frames stay
+// pending until written (see written).
+func (c *client) take() []queued {
 	c.qmu.Lock()
 	defer c.qmu.Unlock()
 	q := c.queue
 	c.queue = nil
 	return q
+}
+
+// written records that the frame q[i] of a batch taken from the queue has
+// been written (or given up), and wakes a sender waiting for room.
+func (c *client) written(q []queued, i int) {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	c.pending--
+	c.pendingBytes -= len(q[i].data)
+	switch {
+	case c.pending == 0:
+		c.oldest = time.Time{}
+	case i+1 < len(q):
+		c.oldest = q[i+1].at
+	default:
+		c.oldest = c.queue[0].at
+	}
+	if c.roomWait {
+		close(c.room)
+		c.room, c.roomWait = nil, false
+	}
 }
 
 // writeQueued writes the frames queued, in one network write when there
@@ -199,18 +289,28 @@ func (c *client) writeQueued() bool {
 		if len(q) == 0 {
 			return true
 		}
-		if len(q) > 1 && c.fl != nil {
+		corked := len(q) > 1 && c.fl != nil
+		if corked {
 			c.fl.cork()
 		}
-		for _, data := range q {
-			if !c.write(data) {
+		for i, f := range q {
+			if !c.write(f.data) {
 				return false
 			}
+			if !corked {
+				c.written(q, i)
+			}
 		}
-		if len(q) > 1 && c.fl != nil {
+		if corked {
+			// Corked frames are on their way only once uncork has
+			// written them: they stay pending (and their memory
+			// counted) until then.
 			if err := c.fl.uncork(); err != nil {
 				c.fail(err)
 				return false
+			}
+			for i := range q {
+				c.written(q, i)
 			}
 		}
 	}
@@ -358,7 +458,7 @@ func (c *client) dispatch(data []byte) {
 	}
 	typ := c.s.metrics.clientFrame(f.Type)
 	c.log.Debug("frame", "type", typ, "id", lambda.Mask(truncate(f.ID, 64)))
-	if f.Type == lambda.TypeMessage && f.ID != "" {
+	if f.Type == lambda.TypeMessage && f.ID != "" && len(f.ID) <= lambda.MaxIDBytes {
 		c.obs.received(f.ID, now)
 	}
 	gate := time.NewTimer(orderGate)
@@ -402,8 +502,11 @@ func (c *client) invocationFailed(typ, id string, err error) {
 		return
 	}
 	c.log.Error("invocation failed", "type", typ, "id", logID, "err", err.Error())
+	if len(id) > lambda.MaxIDBytes {
+		id = "" // as the handler does: an over-long id is not echoed
+	}
 	data, _ := json.Marshal(lambda.ErrorFrame{Type: lambda.TypeError, Code: lambda.ErrorCode(err), Message: lambda.ErrorMessage(err), ID: id})
-	c.deliver(data)
+	c.deliver(c.ctx, data)
 }
 
 // binaryRefusal answers a binary frame. The protocol is JSON in text frames
@@ -418,7 +521,7 @@ var binaryRefusal, _ = json.Marshal(lambda.ErrorFrame{
 
 func (c *client) refuseBinary() {
 	c.s.metrics.clientFrame("binary")
-	c.deliver(binaryRefusal)
+	c.deliver(c.ctx, binaryRefusal)
 }
 
 // truncate shortens client-chosen strings before they are logged.

@@ -263,29 +263,3 @@ func TestMaxConnAge(t *testing.T) {
 		t.Fatalf("close %v, want 1001 %q", ce, reasonAge)
 	}
 }
-
-func TestSlowClientIsDropped(t *testing.T) {
-	// A connection whose writer does not run stands for a client that does
-	// not read: its queue fills up.
-	ts := startServer(t)
-	p := peer{connID: newID(), connectedAt: time.Now()}
-	c := newClient(ts.s, nil, nil, p, ts.s.log)
-	ts.s.reg.add(c)
-	defer ts.s.reg.remove(c)
-	defer c.cancel()
-	for i := range sendQueue {
-		if err := ts.s.reg.Send(t.Context(), p.connID, []byte(`{"type":"stream"}`)); err != nil {
-			t.Fatalf("frame %d: %v", i, err)
-		}
-	}
-	err := ts.s.reg.Send(t.Context(), p.connID, []byte(`{"type":"stream"}`))
-	if !isGone(err) {
-		t.Fatalf("full queue: %v, want ErrGone", err)
-	}
-	if code, reason, ok := c.closedByServer(); !ok || code != websocket.ClosePolicyViolation || reason != reasonSlow {
-		t.Fatalf("closed with %d %q", code, reason)
-	}
-	if err := ts.s.reg.Send(t.Context(), "nobody", []byte(`{}`)); !isGone(err) {
-		t.Fatalf("unknown connection: %v, want ErrGone", err)
-	}
-}

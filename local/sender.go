@@ -10,7 +10,8 @@ import (
 
 // registry holds the open connections by id and is the handler's
 // lambda.Sender: what API Gateway's Management API (PostToConnection) is in
-// AWS. Send never blocks: it hands the frame to the connection's writer
+// AWS. Send hands the frame to the connection's writer; it waits only when
+// the connection's queue is full, at most until the client is found slow
 // (see client.deliver).
 type registry struct {
 	mu      sync.RWMutex
@@ -26,12 +27,12 @@ var _ lambda.Sender = (*registry)(nil)
 // Send implements lambda.Sender. A connection that is not (or no longer)
 // open, is closing, or was dropped for not reading gives an error wrapping
 // lambda.ErrGone, as API Gateway's 410 Gone does.
-func (r *registry) Send(_ context.Context, connID string, data []byte) error {
+func (r *registry) Send(ctx context.Context, connID string, data []byte) error {
 	c := r.get(connID)
 	if c == nil {
 		return fmt.Errorf("connection %s: %w", connID, lambda.ErrGone)
 	}
-	return c.deliver(data)
+	return c.deliver(ctx, data)
 }
 
 // get returns the open connection with the id, or nil.

@@ -17,6 +17,7 @@ import (
 	"github.com/groundwire/groundwire/kb"
 	"github.com/groundwire/groundwire/lambda"
 	"github.com/groundwire/groundwire/lambda/emulator"
+	"github.com/groundwire/groundwire/web"
 )
 
 // deps are what the server is wired from (main's wire, or tests).
@@ -63,6 +64,7 @@ type Server struct {
 	mux      *http.ServeMux
 	upgrader websocket.Upgrader
 	started  time.Time
+	connect  []string      // allowedOrigins(-origins): the CSP's WebSocket hosts
 	tick     time.Duration // the writers' timer: pings, idle and age checks
 
 	// ctx is the parent of every invocation's context; cancelled when a
@@ -88,6 +90,7 @@ func newServer(cfg config, d deps) (*Server, error) {
 		log:     log,
 		reg:     newRegistry(),
 		perIP:   make(map[string]int),
+		connect: allowedOrigins(cfg.Origins),
 		metrics: newMetrics(),
 		started: time.Now(),
 		upgrader: websocket.Upgrader{
@@ -224,7 +227,12 @@ func fromLoopback(r *http.Request) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// ServeHTTP serves every route with the security headers the page has
+// (web.SetSecurityHeaders: the CSP for the request's host and -origins,
+// nosniff, no-referrer), whatever the route and status: 404, 426, /healthz,
+// /metrics, the profiles, refused upgrades.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	web.SetSecurityHeaders(w.Header(), r, s.connect)
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -274,7 +282,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		"uptime":        up.Round(time.Second).String(),
 		"uptimeSeconds": int64(up.Seconds()),
 		"connections":   s.reg.len(),
-		"knowledgeBase": s.d.KB,
+		"knowledgeBase": s.kbName(fromLoopback(r)),
 		"snippets":      s.d.Snippets(),
 		"model":         s.d.ModelName,
 		"mode":          mode,
@@ -283,6 +291,16 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		body["lambda"] = endpoints
 	}
 	json.NewEncoder(w).Encode(body)
+}
+
+// kbName is the knowledge base as /healthz shows it: "embedded", or the
+// -kb directory to loopback clients and "custom" to others (the path says
+// where the server's files are).
+func (s *Server) kbName(loopback bool) string {
+	if s.d.KB == "" || s.d.KB == "embedded" || loopback {
+		return s.d.KB
+	}
+	return "custom"
 }
 
 // endpointHealth is a Lambda endpoint in /healthz.

@@ -940,9 +940,9 @@ func TestSoakFaults(t *testing.T) {
 	})
 
 	t.Run("slow-reader", func(t *testing.T) {
-		// The server drops a client that does not read when its queue of
-		// frames fills up (1008), or when a write has been blocked for
-		// WriteWait (shortened here from 10 s).
+		// The server drops a client that does not read when its oldest
+		// unwritten frame has waited WriteWait (1008; shortened here from
+		// 10 s), or when a write has been blocked that long.
 		r := newSoak(t, seed, nil, func(c *config) { c.WriteWait = 2 * time.Second })
 		baseG, baseHeap := runtime.NumGoroutine(), heapInuse()
 		// One client asks for long answers and never reads them.
@@ -958,15 +958,17 @@ func TestSoakFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer slowWS.Close()
-		// It sends frames that are each answered at once with as many
-		// bytes (an error frame repeats the message id), as fast as it
-		// can, and reads nothing.
+		shrinkServerSendBuffer(t, r.ts, slowWS)
+		// It sends confirms of unknown suggestions (never rate limited,
+		// each answered at once with about as many bytes: ids are at most
+		// 128 bytes, so nothing amplifies) as fast as it can, and reads
+		// nothing.
 		stop := make(chan struct{})
 		var closed atomic.Bool // the server closed the connection
 		var wg sync.WaitGroup
 		wg.Go(func() {
-			junk := []byte(`{"type":"message","id":"` + strings.Repeat("x", 20000) + `"}`)
-			for i := 0; i < 100_000; i++ {
+			junk := []byte(`{"type":"confirm_action","suggestionId":"` + strings.Repeat("x", lambda.MaxIDBytes) + `"}`)
+			for i := 0; i < 10_000_000; i++ {
 				select {
 				case <-stop:
 					return

@@ -61,7 +61,7 @@ func wire(cfg config, log *slog.Logger, getenv func(string) string) (deps, error
 		d.ModelName = "openai " + oc.Model
 	}
 
-	d.Page = web.Handler(web.Options{Logger: log.With("component", "web"), DisableWASM: cfg.NoWASM})
+	d.Page = web.Handler(web.Options{Logger: log.With("component", "web"), DisableWASM: cfg.NoWASM, ConnectOrigins: allowedOrigins(cfg.Origins)})
 	return d, nil
 }
 

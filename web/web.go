@@ -43,9 +43,10 @@
 // prefers. Compression happens once per content in the process, when the
 // asset is embedded or built: gzip at its best level, brotli at quality 11
 // (9 for the guard, where 11 would take seconds). Every response carries the
-// Content-Security-Policy [CSP] (own scripts and WASM only, no inline code),
+// Content-Security-Policy [CSP] (own scripts and WASM only, no inline code,
+// WebSockets only to the serving host and Options.ConnectOrigins),
 // X-Content-Type-Options: nosniff and Referrer-Policy: no-referrer (the page
-// URL may carry ?token=).
+// URL may carry ?token=); see [SetSecurityHeaders].
 package web
 
 import (
@@ -71,12 +72,6 @@ import (
 // ModulePath is the module whose ./wasm is built into guardrail.wasm.
 const ModulePath = "github.com/groundwire/groundwire"
 
-// CSP is the Content-Security-Policy of every response: the page may run
-// only its own scripts and WebAssembly, talk only to its own origin (and
-// WebSockets), and use only its own styles.
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self' ws: wss:; " +
-	"style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
-
 // DefaultBuildTimeout bounds the background build of the guard.
 const DefaultBuildTimeout = 5 * time.Minute
 
@@ -100,6 +95,9 @@ type Options struct {
 	BuildTimeout time.Duration
 	// Logger receives the build's outcome; nil means slog.Default().
 	Logger *slog.Logger
+	// ConnectOrigins are origins or hosts the page may open WebSockets to
+	// besides the host that served it (see [CSP]).
+	ConnectOrigins []string
 }
 
 // Handler returns the handler for the page, its assets and the guard. It
@@ -111,7 +109,7 @@ func Handler(opts Options) http.Handler {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &site{assets: map[string]*asset{}, guard: &guardState{done: make(chan struct{})}}
+	s := &site{connect: opts.ConnectOrigins, assets: map[string]*asset{}, guard: &guardState{done: make(chan struct{})}}
 	err := fs.WalkDir(staticFiles, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -149,15 +147,14 @@ func Handler(opts Options) http.Handler {
 }
 
 type site struct {
-	assets map[string]*asset
-	guard  *guardState
+	connect []string // Options.ConnectOrigins
+	assets  map[string]*asset
+	guard   *guardState
 }
 
 func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", CSP)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	SetSecurityHeaders(h, r, s.connect)
 
 	var a *asset
 	switch r.URL.Path {

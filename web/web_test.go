@@ -51,8 +51,8 @@ func body(t *testing.T, resp *http.Response) []byte {
 
 func checkSecurityHeaders(t *testing.T, resp *http.Response) {
 	t.Helper()
-	if got := resp.Header.Get("Content-Security-Policy"); got != CSP {
-		t.Errorf("Content-Security-Policy = %q, want %q", got, CSP)
+	if got, want := resp.Header.Get("Content-Security-Policy"), CSP("example.com", nil); got != want {
+		t.Errorf("Content-Security-Policy = %q, want %q", got, want)
 	}
 	if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
 		t.Errorf("X-Content-Type-Options = %q", got)
@@ -417,5 +417,36 @@ func TestBuildWASM(t *testing.T) {
 	}
 	if b := body(t, resp); !bytes.Equal(b, wasm) {
 		t.Errorf("handler's build differs from BuildWASM's (%d vs %d bytes): builds are not reproducible", len(b), len(wasm))
+	}
+}
+
+func TestCSPConnectSrc(t *testing.T) {
+	for _, c := range []struct {
+		host    string
+		connect []string
+		want    string
+	}{
+		{"localhost:8787", nil, "connect-src 'self' ws://localhost:8787 wss://localhost:8787;"},
+		{"Chat.Example.com", []string{"https://app.example.com", "other.example.com", "*"},
+			"connect-src 'self' ws://chat.example.com wss://chat.example.com ws://app.example.com wss://app.example.com ws://other.example.com wss://other.example.com;"},
+		{"[::1]:8787", nil, "connect-src 'self' ws://[::1]:8787 wss://[::1]:8787;"},
+		// A Host header that could end the source list is left out.
+		{"evil.example;script-src *", nil, "connect-src 'self';"},
+		{"a b", nil, "connect-src 'self';"},
+		{"", nil, "connect-src 'self';"},
+	} {
+		got := CSP(c.host, c.connect)
+		if !strings.Contains(got, c.want) {
+			t.Errorf("CSP(%q, %q) = %q, want it to contain %q", c.host, c.connect, got, c.want)
+		}
+		if strings.Contains(got, " ws: ") || strings.Contains(got, " wss:;") || strings.Count(got, "connect-src") != 1 {
+			t.Errorf("CSP(%q) = %q: any-host WebSocket sources or a second connect-src", c.host, got)
+		}
+	}
+	// The handler sends the CSP for the request's host and its options.
+	h := Handler(Options{DisableWASM: true, ConnectOrigins: []string{"app.example.com"}})
+	resp := get(t, h, "GET", "/", nil)
+	if got, want := resp.Header.Get("Content-Security-Policy"), CSP("example.com", []string{"app.example.com"}); got != want {
+		t.Fatalf("CSP = %q, want %q", got, want)
 	}
 }

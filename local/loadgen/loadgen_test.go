@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -101,5 +102,38 @@ func TestParseFlags(t *testing.T) {
 	}
 	if code := run(t.Context(), []string{"-url", "http://x"}, &stderr, &stderr); code != 1 {
 		t.Fatalf("-url http: exit %d", code)
+	}
+}
+
+// TestAttack runs the attack mode briefly (3 connections that never read,
+// 20 frames each with 100 KB ids) against ./local: every frame is taken,
+// and what comes back is a small fraction of what was sent.
+func TestAttack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts ./local; skipped with -short")
+	}
+	out := filepath.Join(t.TempDir(), "attack.json")
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"-attack", "-attack-conns", "3", "-attack-frames", "20", "-attack-id-bytes", "100000", "-attack-time", "30s", "-json", out}, &stdout, &stderr)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep AttackReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Written != 60 || rep.WriteErrors != 0 {
+		t.Fatalf("%d frames written, %d connections cut; want 60, 0", rep.Written, rep.WriteErrors)
+	}
+	if rep.ConfirmReplyBytes == 0 || rep.MessageReplyBytes == 0 || rep.Amplification > 0.01 {
+		t.Fatalf("replies: confirm %d bytes, message %d bytes (%.4f× what was sent)", rep.ConfirmReplyBytes, rep.MessageReplyBytes, rep.Amplification)
+	}
+	if runtime.GOOS == "linux" && (rep.RSSBeforeMB <= 0 || rep.RSSPeakMB < rep.RSSBeforeMB) {
+		t.Fatalf("RSS %.1f MB before, %.1f MB peak", rep.RSSBeforeMB, rep.RSSPeakMB)
 	}
 }

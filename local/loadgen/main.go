@@ -75,6 +75,13 @@ type options struct {
 	NoEcho          bool
 	Hold            time.Duration
 
+	// -attack (attack.go)
+	Attack        bool
+	AttackConns   int
+	AttackFrames  int
+	AttackIDBytes int
+	AttackTime    time.Duration
+
 	// the hidden echo-server mode
 	echoServer bool
 	echoBatch  bool
@@ -97,6 +104,11 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.SourceIPs, "source-ips", 0, "spread connections over this many source addresses 127.0.0.1… (default: 1 per 20,000 connections)")
 	fs.BoolVar(&o.NoEcho, "no-echo", false, "skip the echo baseline")
 	fs.DurationVar(&o.Hold, "hold", 0, "keep each server's connections open, idle, this long after its phases (to inspect the server)")
+	fs.BoolVar(&o.Attack, "attack", false, "measure hostile clients instead: -attack-conns connections that never read send -attack-frames frames each with -attack-id-bytes ids; report the server's peak RSS")
+	fs.IntVar(&o.AttackConns, "attack-conns", 50, "attack: connections")
+	fs.IntVar(&o.AttackFrames, "attack-frames", 520, "attack: frames per connection (confirm_action and message, alternately)")
+	fs.IntVar(&o.AttackIDBytes, "attack-id-bytes", 120<<10, "attack: length of each frame's id or suggestionId (under -max-message)")
+	fs.DurationVar(&o.AttackTime, "attack-time", time.Minute, "attack: stop after this long")
 	fs.BoolVar(&o.echoServer, "echo-server", false, "run as the echo server (internal)")
 	fs.BoolVar(&o.echoBatch, "echo-batch", false, "echo server: one network write per answer (internal)")
 	fs.StringVar(&o.pattern, "pattern", "", "echo server: sizes of the frames answering each request (internal)")
@@ -108,6 +120,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case o.Conns < 1 || o.ThroughputConns < 1 || o.Rate <= 0 || o.Duration <= 0:
 		return o, errors.New("-conns, -throughput-conns, -rate and -duration must be positive")
+	case o.Attack && (o.AttackConns < 1 || o.AttackFrames < 1 || o.AttackIDBytes < 1 || o.AttackTime <= 0):
+		return o, errors.New("-attack-conns, -attack-frames, -attack-id-bytes and -attack-time must be positive")
 	}
 	o.ThroughputConns = min(o.ThroughputConns, o.Conns)
 	if o.SourceIPs <= 0 {
@@ -131,6 +145,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		return 0
+	}
+	if o.Attack {
+		return runAttack(ctx, o, stdout, stderr)
 	}
 	rep, err := measure(ctx, o, stderr)
 	if err != nil {
@@ -246,6 +263,8 @@ type server struct {
 	proc  *os.Process
 	logs  *tailBuffer
 	local bool // started here: memory and CPU can be read
+	// target describes the server for the report.
+	target string
 }
 
 func measure(ctx context.Context, o options, stderr io.Writer) (*Report, error) {
@@ -255,48 +274,12 @@ func measure(ctx context.Context, o options, stderr io.Writer) (*Report, error) 
 		DurationSeconds: o.Duration.Seconds(), Question: o.Question,
 		CPUs: runtime.NumCPU(), GoVersion: runtime.Version(),
 	}
-	var gw *server
-	if o.URL != "" {
-		u, err := url.Parse(o.URL)
-		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") {
-			return nil, fmt.Errorf("-url %q: want ws://host:port/ws", o.URL)
-		}
-		if o.Token != "" {
-			q := u.Query()
-			q.Set("token", o.Token)
-			u.RawQuery = q.Encode()
-		}
-		base := "http://" + u.Host
-		if u.Scheme == "wss" {
-			base = "https://" + u.Host
-		}
-		gw = &server{name: "groundwire", wsURL: u.String(), base: base}
-		rep.Target = o.URL
-	} else {
-		bin := o.ServerBin
-		if bin == "" {
-			dir, err := os.MkdirTemp("", "loadgen-*")
-			if err != nil {
-				return nil, err
-			}
-			defer os.RemoveAll(dir)
-			fmt.Fprintln(stderr, "loadgen: building ./local …")
-			if bin, err = buildServer(ctx, dir); err != nil {
-				return nil, err
-			}
-		}
-		var err error
-		gw, err = start(ctx, "groundwire", bin, []string{
-			"-addr", "127.0.0.1:0", "-token-delay", "0", "-no-rate-limit", "-pprof", "-no-wasm",
-			"-max-conns", strconv.Itoa(o.Conns + 1000), "-max-conns-per-ip", "0",
-			"-idle-timeout", "1h", "-kb-watch", "0", "-log-level", "warn", "-log-format", "json",
-		}, "groundwire listening on ")
-		if err != nil {
-			return nil, err
-		}
-		defer gw.stop()
-		rep.Target = "in-process child: local -token-delay 0 -no-rate-limit"
+	gw, stopServer, err := target(ctx, o, stderr)
+	if err != nil {
+		return nil, err
 	}
+	defer stopServer()
+	rep.Target = gw.target
 
 	// The frames of one answer, which the echo server reproduces.
 	sizes, err := probe(ctx, gw.wsURL, o.Question)
@@ -349,6 +332,52 @@ func measure(ctx context.Context, o options, stderr io.Writer) (*Report, error) 
 		}
 	}
 	return rep, nil
+}
+
+// target is the server to measure: -url, or ./local built (or -server-bin)
+// and started here with -token-delay 0 -no-rate-limit -pprof; stop stops it.
+func target(ctx context.Context, o options, stderr io.Writer) (gw *server, stop func(), err error) {
+	if o.URL != "" {
+		u, err := url.Parse(o.URL)
+		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") {
+			return nil, nil, fmt.Errorf("-url %q: want ws://host:port/ws", o.URL)
+		}
+		if o.Token != "" {
+			q := u.Query()
+			q.Set("token", o.Token)
+			u.RawQuery = q.Encode()
+		}
+		base := "http://" + u.Host
+		if u.Scheme == "wss" {
+			base = "https://" + u.Host
+		}
+		return &server{name: "groundwire", wsURL: u.String(), base: base, target: o.URL}, func() {}, nil
+	}
+	bin := o.ServerBin
+	cleanup := func() {}
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "loadgen-*")
+		if err != nil {
+			return nil, nil, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		fmt.Fprintln(stderr, "loadgen: building ./local …")
+		if bin, err = buildServer(ctx, dir); err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+	}
+	gw, err = start(ctx, "groundwire", bin, []string{
+		"-addr", "127.0.0.1:0", "-token-delay", "0", "-no-rate-limit", "-pprof", "-no-wasm",
+		"-max-conns", strconv.Itoa(o.Conns + o.AttackConns + 1000), "-max-conns-per-ip", "0",
+		"-idle-timeout", "1h", "-kb-watch", "0", "-log-level", "warn", "-log-format", "json",
+	}, "groundwire listening on ")
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	gw.target = "in-process child: local -token-delay 0 -no-rate-limit"
+	return gw, func() { gw.stop(); cleanup() }, nil
 }
 
 // load runs the phases against one server.

@@ -256,7 +256,11 @@ function connectionLost() {
     if (m) m.interrupted();
     setActive(null);
   }
-  for (const s of suggestions.values()) s.pendingDone();
+  // A suggestion belongs to the connection that offered it: the server
+  // forgets it when that connection closes, so it cannot be confirmed on
+  // the next one. Withdraw every card now rather than offer a Confirm that
+  // would fail.
+  for (const s of suggestions.values()) s.withdraw();
 }
 
 // ---- sending ----------------------------------------------------------------
@@ -652,6 +656,7 @@ class SuggestionCard {
     this.action = String(frame.action ?? "");
     this.payload = frame.payload && typeof frame.payload === "object" ? frame.payload : {};
     this.pending = false;
+    this.withdrawn = false; // its connection closed: it cannot be confirmed
     this.title = el("strong", { class: "action" });
     this.kicker = el("span", { class: "kicker" });
     this.details = el("dl", { class: "payload" });
@@ -682,10 +687,11 @@ class SuggestionCard {
     this.details.hidden = rows.length === 0;
     this.confirmBtn.textContent = this.pending ? t("confirming") : t("confirm");
     this.dismissBtn.textContent = t("dismiss");
+    if (this.withdrawnEl) this.withdrawnEl.textContent = t("withdrawn");
   }
 
   confirm() {
-    if (this.pending) return;
+    if (this.pending || this.withdrawn) return;
     if (!send({ type: "confirm_action", suggestionId: this.sid })) {
       showError("offline", t("notConnected"));
       return;
@@ -697,8 +703,18 @@ class SuggestionCard {
 
   pendingDone() {
     this.pending = false;
-    this.confirmBtn.disabled = false;
+    this.confirmBtn.disabled = this.withdrawn;
     this.relabel();
+  }
+
+  // withdraw disables the card for good: its connection closed.
+  withdraw() {
+    if (this.withdrawn) return;
+    this.withdrawn = true;
+    this.root.dataset.withdrawn = "true";
+    this.withdrawnEl = el("p", { class: "withdrawn", "data-testid": "withdrawn" });
+    this.results.append(this.withdrawnEl);
+    this.pendingDone();
   }
 
   // onResult shows a result. Confirm stays available afterwards: a repeated
