@@ -61,10 +61,13 @@ func TestExtract(t *testing.T) {
 		{"unit TB", "1 TB", []want{`integer "1 TB" 1 TB`}},
 		{"unit attached", "1TB", []want{`integer "1TB" 1 TB`}},
 		{"unit per month", "99 kr/månad", []want{`integer "99 kr/månad" 99 SEK /month`}},
-		// A name with digits in it is a name, not a quantity.
-		{"name with digits", "A380", nil},
-		{"name with digits and hyphen", "COVID-19", nil},
-		{"name lower case", "a380", nil},
+		// A name with digits in it is a name, checked as written (case
+		// and hyphens folded, a plural "s" dropped).
+		{"name with digits", "A380", []want{`name "A380" A380`}},
+		{"name with digits and hyphen", "COVID-19", []want{`name "COVID-19" COVID19`}},
+		{"name lower case", "a380", []want{`name "a380" A380`}},
+		{"name plural", "two A380s", []want{`words "two" 2`, `name "A380s" A380`}},
+		{"name and number", "Boeing 777", []want{`integer "777" 777`}},
 		{"time", "14:30", []want{`time "14:30" 14:30`}},
 		{"time short", "kl 8:05", []want{`time "8:05" 08:05`}},
 		{"times range", "08:00–17:00", []want{`time "08:00" 08:00`, `time "17:00" 17:00`}},

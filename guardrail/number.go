@@ -40,10 +40,11 @@ const (
 	KindOrdinal                   // 3rd, third, tredje, 3:e
 	KindQuarter                   // Q3, 3Q, third quarter, tredje kvartalet
 	KindRange                     // 2007-2008, 2007–08: a range of years
+	KindName                      // A380, X-15, COVID-19: letters and digits in one name
 )
 
 var kindNames = enumNames{"kind", []string{"", "integer", "decimal", "grouped", "ambiguous", "percent",
-	"date", "time", "phone", "words", "ordinal", "quarter", "range"}}
+	"date", "time", "phone", "words", "ordinal", "quarter", "range", "name"}}
 
 // String returns the kind's name ("" for none).
 func (k Kind) String() string { return kindNames.name(int(k)) }

@@ -347,10 +347,21 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte, run *spel
 		}
 		s.quantity(t, 0)
 	}
-	// A small count as it was read: no decimals, scale, unit or period.
-	if val <= 10 && bestWords == 1 && t.kind == kWords && t.unit|t.period == 0 && t.canon == (ref{int32(val), -1}) {
-		if noun := s.nounAt(t.end); noun.n != 0 {
-			s.counts = append(s.counts, counted{len(s.toks), noun}) // (see counted)
+	// A small count (to ten, one word) as it was read: no decimals,
+	// scale, unit or period; but a time, a part's number or a day of a
+	// month is none, and a day (of any value to 31: "May twenty-one") is
+	// read as a date (see countPlace).
+	if val <= 31 && t.kind == kWords && t.unit|t.period == 0 && t.canon == (ref{int32(val), -1}) {
+		switch place, month, after := s.countPlace(t.start, t.end); place {
+		case placeCount:
+			if val > 10 || bestWords != 1 {
+				break
+			}
+			if noun := s.nounAt(t.end); noun.n != 0 {
+				s.counts = append(s.counts, counted{len(s.toks), noun}) // (see counted)
+			}
+		case placeDay:
+			s.dayToken(t, int(val), month, after)
 		}
 	}
 	return true

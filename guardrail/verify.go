@@ -103,7 +103,7 @@ type Source struct {
 	index   []indexSlot            // by value: open addressing on keyPrint's hash
 	filter  keyFilter              // of the values, to pass over a source quickly
 	counted map[string][]string    // noun → values the snippet binds to it
-	lower   atomic.Pointer[string] // the text in lower case, for month names: made when first asked for (see mentionsMonth)
+	lower   atomic.Pointer[string] // the text in lower case, for month names and names: made when first asked for (see lowerText)
 	quick   []quickSlot            // the index of Verify's fast path (see quickIndex)
 	keys    []quickSlot            // the slots in quick, for quickTable to merge
 }
@@ -115,16 +115,21 @@ type Source struct {
 // ("25 engineers", "three-bedroom"), and the parts above, are bound
 // (boundUnit): they ground the bare value and no quantity printed with a
 // unit. A number in a cell of a Markdown table is indexed with what its
-// column header says it is (see bindCells).
+// column header says it is (see bindCells). What the snippet states read
+// generously (see generousNumbers) is indexed too, bound.
 func NewSource(text string) *Source {
 	sc := scanText(text)
 	nums := sc.numbers(text)
 	s := &Source{Text: text, Numbers: nums}
 	cells := bindCells(text, nums, sc.toks)
-	keys := len(nums) + len(cells) // (a cell may add its percentage)
-	for _, n := range nums {
-		if n.Kind == KindDate || n.Kind == KindRange || n.Kind == KindPercent {
-			keys += 3
+	more, ords := generousNumbers(text, nums)
+	keys := len(ords) + len(cells) // (a cell may add its percentage)
+	for _, ns := range [2][]Number{nums, more} {
+		for _, n := range ns {
+			keys++
+			if n.Kind == KindDate || n.Kind == KindRange || n.Kind == KindPercent {
+				keys += 3
+			}
 		}
 	}
 	size := 2
@@ -144,47 +149,58 @@ func NewSource(text string) *Source {
 			}
 		}
 		if plain(n.Kind) || n.Kind == KindWords {
-			noun := nounAfter(text, n.End)
-			if noun != "" {
-				if s.counted == nil {
-					s.counted = map[string][]string{}
-				}
-				s.counted[noun] = append(s.counted[noun], n.Canonical)
-			}
+			s.count(sc, t, n)
 			// It counts a word after it, or joined by a hyphen
 			// ("three-bedroom").
-			if a == (attrs{}) && (noun != "" || n.End+1 < len(text) && text[n.End] == '-' && nounAfter(text, n.End+1) != "") {
+			if a == (attrs{}) && (nounAfter(text, n.End) != "" || n.End+1 < len(text) && text[n.End] == '-' && nounAfter(text, n.End+1) != "") {
 				a.unit = boundUnit
 			}
 		}
-		s.add(n.Canonical, a)
-		// The parts a number grounds are bound to it.
-		part := attrs{boundUnit, 0}
-		switch n.Kind {
-		case KindPercent:
-			s.add(strings.TrimSuffix(n.Canonical, "%"), attrs{boundUnit, a.period})
-		case KindDate:
-			y, md := dateParts(n.Canonical)
-			if y != "" {
-				s.add(y, part)
-			}
-			if md != "" {
-				s.add("--"+md, part)
-				if y != "" {
-					s.add(y+"-"+md[:2], part)
-				}
-			}
-		case KindRange:
-			from, to, _ := cut(n.Canonical, '-')
-			s.add(from, part)
-			s.add(to, part)
-		}
+		s.addNumber(n, a)
 	}
 	sc.done()
+	// What generous reading adds is bound: it grounds a bare value, never
+	// one printed with a unit.
+	for k := range more {
+		a := attrsOf(&more[k])
+		if a.unit == 0 {
+			a.unit = boundUnit
+		}
+		s.addNumber(&more[k], a)
+	}
+	for _, o := range ords {
+		s.add(o, attrs{boundUnit, 0})
+	}
 	if fast {
 		s.quickIndex()
 	}
 	return s
+}
+
+// addNumber indexes n, printed with a, and its parts, which are bound to
+// it.
+func (s *Source) addNumber(n *Number, a attrs) {
+	s.add(n.Canonical, a)
+	part := attrs{boundUnit, 0}
+	switch n.Kind {
+	case KindPercent:
+		s.add(strings.TrimSuffix(n.Canonical, "%"), attrs{boundUnit, a.period})
+	case KindDate:
+		y, md := dateParts(n.Canonical)
+		if y != "" {
+			s.add(y, part)
+		}
+		if md != "" {
+			s.add("--"+md, part)
+			if y != "" {
+				s.add(y+"-"+md[:2], part)
+			}
+		}
+	case KindRange:
+		from, to, _ := cut(n.Canonical, '-')
+		s.add(from, part)
+		s.add(to, part)
+	}
 }
 
 // add indexes a with key.
@@ -328,19 +344,25 @@ func parts(n *Number) (keys []string, month string) {
 	return nil, ""
 }
 
-// mentionsMonth reports whether the snippet names month m ("05") or holds a
-// date in it.
-func (s *Source) mentionsMonth(m string) bool {
+// lowerText returns the snippet's text in lower case, for month names and
+// the stems of names: made when first asked for, not in NewSource (rarely
+// needed); by each goroutine that finds none yet, all alike.
+func (s *Source) lowerText() string {
 	lower := s.lower.Load()
 	if lower == nil {
-		// Made here, not in NewSource (rarely needed); by each goroutine
-		// that finds none yet, all alike.
 		l := lowerString(s.Text)
 		lower = &l
 		s.lower.Store(lower)
 	}
+	return *lower
+}
+
+// mentionsMonth reports whether the snippet names month m ("05") or holds a
+// date in it.
+func (s *Source) mentionsMonth(m string) bool {
+	lower := s.lowerText()
 	for w, v := range monthWords.words {
-		if v == m && len(w) > 3 && contains(*lower, w) {
+		if v == m && len(w) > 3 && contains(lower, w) {
 			return true
 		}
 	}
@@ -354,13 +376,34 @@ func (s *Source) mentionsMonth(m string) bool {
 	return false
 }
 
+// count binds the value of n, the number of token t of the scan sc of the
+// snippet, to what it counts (see nounRun): under its first word and its
+// head. A number that may be a year counts only a plural noun.
+func (s *Source) count(sc *scanner, t *token, n *Number) {
+	first, head, plural := sc.nounRun(t.end)
+	if first == "" || isYearShaped(n.Text) && !plural {
+		return
+	}
+	if s.counted == nil {
+		s.counted = map[string][]string{}
+	}
+	for _, w := range [2]string{first, head} {
+		if w != "" {
+			s.counted[w] = append(s.counted[w], n.Canonical)
+		}
+	}
+}
+
 // contradicts reports whether the snippet binds a value other than
 // canonical to noun, what a small count counts ("up to 3 devices" against
-// "two devices").
+// "two devices"): to its first word or its head (see nounKey).
 func (s *Source) contradicts(noun, canonical string) bool {
-	for _, v := range s.counted[noun] {
-		if v != canonical {
-			return true
+	first, head, _ := strings.Cut(noun, " ")
+	for _, w := range [2]string{first, head} {
+		for _, v := range s.counted[w] {
+			if v != canonical {
+				return true
+			}
 		}
 	}
 	return false
@@ -438,6 +481,10 @@ func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 		}
 	}
 	nv.State, nv.Grounded = Ungrounded, false
+	if n.Kind == KindName {
+		nv.State = nameState(n, sources)
+		return
+	}
 	if n.noun != "" {
 		nv.State = Unverified
 		for _, s := range sources {

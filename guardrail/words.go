@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// word reads what starts with a letter at i: a code with digits inside
+// word reads what starts with a letter at i: a name with digits inside
 // ("A380", "COVID-19"), a spelled-out number ("ninety-nine", "två tusen",
 // "nittionio") into t (ok), or a prose word; it ends at next.
 func (s *scanner) word(t *token, i int) (next int, ok bool) {
@@ -45,7 +45,8 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 				_, end, digit = s.asciiCompound(rest)
 			}
 			if digit {
-				return end, false // a code, as below
+				*t = s.nameToken(i, end) // a name, as below
+				return end, true
 			}
 			if rest == 0 || end > 0 {
 				// (A value below two is no number: see spelled.)
@@ -71,7 +72,7 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 		}
 		if hasDigit {
 			// A quarter ("Q3"); any other name with digits ("COVID-19",
-			// "A380") is a name, not a quantity.
+			// "A380") is a name (see nameToken).
 			if end == i+2 && (s.at(i) == 'Q' || s.at(i) == 'q') && s.at(i+1) >= '1' && s.at(i+1) <= '4' {
 				*t = token{start: i, end: end, canon: s.keep([]byte("Q" + s.str(s.digitString(i+1, end)))), kind: kQuarter}
 				return end, true
@@ -80,7 +81,8 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 				*t = p
 				return next, true
 			}
-			return end, false
+			*t = s.nameToken(i, end)
+			return end, true
 		}
 	}
 	// No ordinal, month name or currency code is also an English number
@@ -128,22 +130,16 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 	return j, false
 }
 
-// nounAt reads the word after a small count ending at i, for the check
-// that no snippet binds another number to it ("two devices" against "up to
-// 3 devices"). It reads through the scanner, so in hold mode the count is
-// decided only once its noun is complete.
+// nounAt reads what a small count ending at i counts (see nounRun), for
+// the check that no snippet binds another number to it ("two devices"
+// against "up to 3 devices"). It reads through the scanner, so in hold mode
+// the count is decided only once its nouns are complete.
 func (s *scanner) nounAt(i int) ref {
-	if s.at(i) != ' ' {
+	first, head, _ := s.nounRun(i)
+	if first == "" {
 		return ref{}
 	}
-	e := i + 1
-	if fast {
-		e = s.letterRun(e)
-	}
-	for c := s.at(e); isLetter(c); c = s.at(e) {
-		e += runeLen(c)
-	}
-	return s.keep([]byte(stemNoun(string(s.lower(s.t[i+1 : e])))))
+	return s.keep([]byte(nounKey(first, head)))
 }
 
 // wordStarts is a filter (a 64K-bit hash set) of how a word that may be a

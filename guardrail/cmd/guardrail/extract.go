@@ -19,7 +19,8 @@ in order of appearance, one a line:
   KIND<TAB>TEXT<TAB>CANONICAL<TAB>START-END[<TAB>UNIT[/PERIOD]]
 
 KIND is integer, decimal, grouped, percent, date, time, phone, words,
-ordinal, quarter, range (of years) or ambiguous; TEXT is the number as written; CANONICAL the form the rule
+ordinal, quarter, range (of years), ambiguous or name (letters and digits:
+A380, COVID-19, compared as written); TEXT is the number as written; CANONICAL the form the rule
 compares; START-END the byte offsets of TEXT in the input (END exclusive);
 UNIT, present only when a unit or a period is printed with the number, is the
 normalised unit ("SEK" for kr, kronor and :-; "TB"; "day"), PERIOD what it is
