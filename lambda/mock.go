@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -18,6 +17,7 @@ import (
 	"github.com/kljensen/snowball/swedish"
 
 	"github.com/groundwire/groundwire/guardrail"
+	"github.com/groundwire/groundwire/kb"
 )
 
 // Mock is the deterministic mock model (SPEC §8). It answers the question
@@ -173,7 +173,7 @@ func (m *Mock) compose(p Prompt, rng *rand.Rand) string {
 	if _, ok := phrases[lang]; !ok {
 		lang = English
 	}
-	picked := pickSentences(retrievalQuery(p.Question), p.Snippets)
+	picked := pickSentences(retrievalQuery(p.Question), analysed(p))
 	if len(picked) == 0 {
 		return phrases[lang].none
 	}
@@ -207,7 +207,7 @@ func render(picked []*sentence, snippets []Citation, lang Lang) string {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		text := strings.TrimRight(s.text, ".:;, ")
+		text := strings.TrimRight(s.Text, ".:;, ")
 		file := snippets[s.cite].File
 		if i+1 < len(picked) && snippets[picked[i+1].cite].File == file {
 			b.WriteString(text + ".")
@@ -237,13 +237,21 @@ func fileLang(file string) Lang {
 
 // sentence is one sentence of a snippet, as the mock says it.
 type sentence struct {
-	text  string
-	cite  int  // index of its snippet
-	weak  bool // a heading or a lead-in ("What each plan costs:")
-	digit bool // holds a digit
-	// words and their stems, weighing 1, or 0.5 when only a table header
-	// has them
-	words map[string]float64
+	*Sentence
+	cite int // index of its snippet
+}
+
+// analysed returns the sentences of each snippet of p: as the knowledge
+// base analysed them at load, or analysed here when it did not.
+func analysed(p Prompt) [][]Sentence {
+	if len(p.Sentences) == len(p.Snippets) {
+		return p.Sentences
+	}
+	out := make([][]Sentence, len(p.Snippets))
+	for i, c := range p.Snippets {
+		out[i] = kb.SentencesOf(c.Snippet)
+	}
+	return out
 }
 
 // pickSentences picks the one or two sentences of the snippets that best
@@ -259,22 +267,11 @@ type sentence struct {
 // Ties go to the better-ranked snippet. When no sentence shares a word with
 // the question, the first sentence of the best snippet is the answer:
 // retrieval found the snippet relevant on grounds the mock cannot see.
-func pickSentences(question string, snippets []Citation) []*sentence {
+func pickSentences(question string, snippets [][]Sentence) []*sentence {
 	var all []*sentence
-	for i, c := range snippets {
-		for _, ps := range groundedSentences(c.Snippet) {
-			s := &sentence{text: ps.text, cite: i, weak: ps.weak, words: map[string]float64{}}
-			s.digit = strings.ContainsAny(s.text, "0123456789")
-			add := func(weight float64) func(string) {
-				return func(w string) {
-					for _, st := range append(stemsOf(w), w) {
-						s.words[st] = max(s.words[st], weight)
-					}
-				}
-			}
-			words(ps.header, add(0.5))
-			words(ps.body, add(1))
-			all = append(all, s)
+	for i, ss := range snippets {
+		for j := range ss {
+			all = append(all, &sentence{Sentence: &ss[j], cite: i})
 		}
 	}
 	if len(all) == 0 {
@@ -310,14 +307,14 @@ func pickSentences(question string, snippets []Citation) []*sentence {
 			g += qs[i].weight * max(0, match[i][j]-covered[i])
 			amount = amount || qs[i].any != nil
 		}
-		if all[j].weak {
+		if all[j].Weak {
 			g /= 2
 		}
 		// Retrieval ranked the snippets with more than this overlap
 		// (its vocabulary, misspellings, the whole message): a sentence
 		// of a lower-ranked snippet must match clearly better to win.
 		g /= 1 + 0.25*float64(all[j].cite)
-		if amount && !all[j].digit {
+		if amount && !all[j].Digit {
 			g /= 2 // "how much …?" is answered with a number
 		}
 		return g
@@ -330,7 +327,7 @@ func pickSentences(question string, snippets []Citation) []*sentence {
 	}
 	if best < 0 {
 		for _, s := range all {
-			if s.cite == all[0].cite && !s.weak {
+			if s.cite == all[0].cite && !s.Weak {
 				return []*sentence{s}
 			}
 		}
@@ -376,151 +373,6 @@ func pickSentences(question string, snippets []Citation) []*sentence {
 	return picked
 }
 
-// groundedSentences returns the sentences of a snippet that the guard
-// finds grounded in it. Joining a paragraph's lines can make a new number
-// ("1" at the end of a line, "000 kr" on the next): then the snippet's
-// lines are taken one by one.
-func groundedSentences(snippet string) []snippetSentence {
-	src := []*guardrail.Source{guardrail.NewSource(snippet)}
-	grounded := func(ss []snippetSentence) []snippetSentence {
-		return slices.DeleteFunc(ss, func(s snippetSentence) bool { return !guardrail.Verify(s.text, src).Grounded })
-	}
-	all := snippetSentences(snippet)
-	if ok := grounded(slices.Clone(all)); len(ok) == len(all) {
-		return all
-	}
-	var byLine []snippetSentence
-	for _, line := range strings.Split(snippet, "\n") {
-		byLine = append(byLine, snippetSentences(line)...)
-	}
-	return grounded(byLine)
-}
-
-// snippetSentence is a sentence of a snippet; weak when it is a heading or
-// a lead-in ending in ":", said only when nothing else matches as well.
-type snippetSentence struct {
-	text string
-	weak bool
-	// body is what the sentence says, header the table headers it repeats
-	body, header string
-}
-
-var (
-	listMarker = regexp.MustCompile(`^(?:[-*+>]\s+|[0-9]+[.)]\s+)+`)
-	emphasis   = strings.NewReplacer("**", "", "__", "", "`", "")
-	// a sentence ends at . ! or ? followed by space and a capital letter
-	sentenceEnd = regexp.MustCompile(`[.!?]\s+\p{Lu}`)
-)
-
-// snippetSentences turns 1–3 markdown lines into sentences: markers
-// (headings, bullets, ordered-list numbers, table pipes, emphasis) go, the
-// lines of a paragraph or list item are joined, a table row becomes one
-// sentence naming each cell by its header ("Premium — yearly price: 3 830
-// kr; …"), and numbers stay exactly as written.
-func snippetSentences(snippet string) []snippetSentence {
-	var (
-		out    []snippetSentence
-		para   []string
-		header []string
-		rows   int
-	)
-	flush := func() {
-		if len(para) > 0 {
-			for _, s := range splitSentences(strings.Join(para, " ")) {
-				out = append(out, snippetSentence{text: s, body: s, weak: strings.HasSuffix(s, ":") || strings.HasSuffix(s, "?")})
-			}
-			para = para[:0]
-		}
-	}
-	for _, line := range strings.Split(snippet, "\n") {
-		line = strings.TrimSpace(emphasis.Replace(line))
-		switch {
-		case line == "" || strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~"):
-			flush()
-		case strings.HasPrefix(line, "#"):
-			flush()
-			if h := strings.TrimSpace(strings.TrimLeft(line, "#")); h != "" {
-				out = append(out, snippetSentence{text: h, body: h, weak: true})
-			}
-		case strings.HasPrefix(line, "|"):
-			flush()
-			cells := strings.Split(strings.Trim(line, "|"), "|")
-			for i := range cells {
-				cells[i] = strings.TrimSpace(cells[i])
-			}
-			if strings.Trim(line, "|-: ") == "" {
-				continue // table rule
-			}
-			if header == nil {
-				header = cells
-				continue
-			}
-			rows++
-			out = append(out, snippetSentence{text: tableSentence(header, cells), body: strings.Join(cells, " "), header: strings.Join(header, " ")})
-		default:
-			if m := listMarker.FindString(line); m != "" {
-				flush()
-				line = strings.TrimSpace(line[len(m):])
-			}
-			if line != "" {
-				para = append(para, line)
-			}
-		}
-	}
-	flush()
-	if header != nil && rows == 0 {
-		out = append(out, snippetSentence{text: strings.Join(header, ", "), body: strings.Join(header, " ")})
-	}
-	return out
-}
-
-// tableSentence says a table row: its first cell, then each other cell
-// after its header. The separators keep the cells' numbers apart.
-func tableSentence(header, cells []string) string {
-	var b strings.Builder
-	b.WriteString(cells[0])
-	sep := " — "
-	for i, c := range cells[1:] {
-		if c == "" {
-			continue
-		}
-		b.WriteString(sep)
-		sep = "; "
-		if i+1 < len(header) && header[i+1] != "" {
-			b.WriteString(lowerFirst(header[i+1]) + ": ")
-		}
-		b.WriteString(c)
-	}
-	return b.String()
-}
-
-// lowerFirst lower-cases the first letter of a word that is not an acronym.
-func lowerFirst(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	if r2, _ := utf8.DecodeRuneInString(s[n:]); unicode.IsUpper(r) && !unicode.IsUpper(r2) {
-		return string(unicode.ToLower(r)) + s[n:]
-	}
-	return s
-}
-
-// splitSentences splits running text after . ! or ? followed by a capital
-// letter; the first letter of each sentence is made a capital.
-func splitSentences(text string) []string {
-	var out []string
-	for text != "" {
-		end := len(text)
-		if loc := sentenceEnd.FindStringIndex(text); loc != nil {
-			end = loc[0] + 1
-		}
-		if s := strings.TrimSpace(text[:end]); s != "" {
-			r, n := utf8.DecodeRuneInString(s)
-			out = append(out, string(unicode.ToUpper(r))+s[n:])
-		}
-		text = text[end:]
-	}
-	return out
-}
-
 // qword is a content word of the question.
 type qword struct {
 	word    string
@@ -542,16 +394,16 @@ func (q *qword) match(s *sentence) float64 {
 	}
 	best := 0.0
 	for _, st := range q.stems {
-		best = max(best, s.words[st])
+		best = max(best, s.Terms[st])
 	}
 	for w := range q.concept {
-		best = max(best, s.words[w])
+		best = max(best, s.Terms[w])
 	}
 	if best == 1 {
 		return 1
 	}
 	n := utf8.RuneCountInString(q.word)
-	for w, weight := range s.words {
+	for w, weight := range s.Terms {
 		m := utf8.RuneCountInString(w)
 		switch {
 		case n >= 5 && m >= 4 && withinEdits(q.word, w, 1+n/8):
@@ -585,12 +437,12 @@ func questionParts(question string) [][]*qword {
 		for k := 0; k+1 < len(cuts); k++ {
 			text := text[cuts[k]:cuts[k+1]]
 			var part []*qword
-			words(text, func(w string) {
+			kb.Words(text, func(w string) {
 				if seen[w] || stopWord(w) || utf8.RuneCountInString(w) < 2 {
 					return
 				}
 				seen[w] = true
-				q := &qword{word: w, stems: stemsOf(w), weight: 1}
+				q := &qword{word: w, stems: kb.Stems(w), weight: 1}
 				for _, c := range concepts {
 					for _, st := range q.stems {
 						if c[st] {
@@ -601,7 +453,7 @@ func questionParts(question string) [][]*qword {
 				part = append(part, q)
 			})
 			if amountQuestion.MatchString(text) {
-				part = append(part, &qword{word: "#", weight: 0.5, any: func(s *sentence) bool { return s.digit }})
+				part = append(part, &qword{word: "#", weight: 0.5, any: func(s *sentence) bool { return s.Digit }})
 			}
 			if len(part) > 0 {
 				parts = append(parts, part)
@@ -632,40 +484,11 @@ func stemSet(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
 		m[w] = true
-		for _, s := range stemsOf(w) {
+		for _, s := range kb.Stems(w) {
 			m[s] = true
 		}
 	}
 	return m
-}
-
-// words calls fn with each lower-cased word of text (runs of letters and
-// digits; a hyphenated word also as one: "e-post" → "e", "post", "epost").
-func words(text string, fn func(string)) {
-	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
-	}) {
-		parts := strings.FieldsFunc(f, func(r rune) bool { return r == '-' })
-		for _, p := range parts {
-			fn(p)
-		}
-		if len(parts) > 1 {
-			fn(strings.Join(parts, ""))
-		}
-	}
-}
-
-// stemsOf returns the English and the Swedish stem of a word (a word with
-// digits is its own stem).
-func stemsOf(w string) []string {
-	if strings.ContainsAny(w, "0123456789") {
-		return []string{w}
-	}
-	en, sv := english.Stem(w, true), swedish.Stem(w, true)
-	if en == sv {
-		return []string{en}
-	}
-	return []string{en, sv}
 }
 
 func stopWord(w string) bool {
