@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -40,6 +41,7 @@ type Mock struct {
 	maxDelay time.Duration
 	rate     float64
 	clock    Clock
+	words    *wordCache
 }
 
 // MockOption configures a Mock.
@@ -65,7 +67,7 @@ func max0(d time.Duration) time.Duration { return max(d, 0) }
 
 // NewMock returns a mock model.
 func NewMock(opts ...MockOption) *Mock {
-	m := &Mock{seed: 1, minDelay: 20 * time.Millisecond, maxDelay: 80 * time.Millisecond, clock: SystemClock{}}
+	m := &Mock{seed: 1, minDelay: 20 * time.Millisecond, maxDelay: 80 * time.Millisecond, clock: SystemClock{}, words: &wordCache{}}
 	for _, o := range opts {
 		o(m)
 	}
@@ -173,7 +175,7 @@ func (m *Mock) compose(p Prompt, rng *rand.Rand) string {
 	if _, ok := phrases[lang]; !ok {
 		lang = English
 	}
-	picked := pickSentences(retrievalQuery(p.Question), analysed(p))
+	picked := pickSentences(retrievalQuery(p.Question), analysed(p), m.words)
 	if len(picked) == 0 {
 		return phrases[lang].none
 	}
@@ -267,7 +269,7 @@ func analysed(p Prompt) [][]Sentence {
 // Ties go to the better-ranked snippet. When no sentence shares a word with
 // the question, the first sentence of the best snippet is the answer:
 // retrieval found the snippet relevant on grounds the mock cannot see.
-func pickSentences(question string, snippets [][]Sentence) []*sentence {
+func pickSentences(question string, snippets [][]Sentence, cache *wordCache) []*sentence {
 	var all []*sentence
 	for i, ss := range snippets {
 		for j := range ss {
@@ -277,7 +279,7 @@ func pickSentences(question string, snippets [][]Sentence) []*sentence {
 	if len(all) == 0 {
 		return nil
 	}
-	parts := questionParts(question)
+	parts := questionParts(question, cache)
 	var qs []*qword
 	for _, part := range parts {
 		qs = append(qs, part...)
@@ -424,7 +426,7 @@ func (q *qword) match(s *sentence) float64 {
 // small talk of support chats left out, each word once. A part asking for
 // an amount ("how much", "när") also has a virtual word, matched by any
 // sentence with a digit.
-func questionParts(question string) [][]*qword {
+func questionParts(question string, cache *wordCache) [][]*qword {
 	var parts [][]*qword
 	seen := map[string]bool{}
 	lower := strings.ToLower(question)
@@ -442,15 +444,8 @@ func questionParts(question string) [][]*qword {
 					return
 				}
 				seen[w] = true
-				q := &qword{word: w, stems: kb.Stems(w), weight: 1}
-				for _, c := range concepts {
-					for _, st := range q.stems {
-						if c[st] {
-							q.concept = c
-						}
-					}
-				}
-				part = append(part, q)
+				info := cache.get(w)
+				part = append(part, &qword{word: w, stems: info.stems, concept: info.concept, weight: 1})
 			})
 			if amountQuestion.MatchString(text) {
 				part = append(part, &qword{word: "#", weight: 0.5, any: func(s *sentence) bool { return s.Digit }})
@@ -461,6 +456,58 @@ func questionParts(question string) [][]*qword {
 		}
 	}
 	return parts
+}
+
+// wordInfo is what a question word is made of: its stems (kb.Stems) and
+// the concept it belongs to, or nil.
+type wordInfo struct {
+	stems   []string
+	concept map[string]bool
+}
+
+func newWordInfo(w string) wordInfo {
+	info := wordInfo{stems: kb.Stems(w)}
+	for _, c := range concepts {
+		for _, st := range info.stems {
+			if c[st] {
+				info.concept = c
+			}
+		}
+	}
+	return info
+}
+
+// wordCache remembers what question words are made of: stemming is most
+// of what reading a question costs, and customers ask with the same words
+// again and again. It is bounded by emptying it when full; entries are
+// read only.
+type wordCache struct {
+	mu sync.Mutex
+	m  map[string]wordInfo
+}
+
+const maxCachedWords = 4096
+
+// get returns w's info, from the cache when it has it (a nil cache has
+// nothing).
+func (c *wordCache) get(w string) wordInfo {
+	if c == nil {
+		return newWordInfo(w)
+	}
+	c.mu.Lock()
+	info, ok := c.m[w]
+	c.mu.Unlock()
+	if ok {
+		return info
+	}
+	info = newWordInfo(w)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedWords {
+		c.m = make(map[string]wordInfo)
+	}
+	c.m[w] = info
+	c.mu.Unlock()
+	return info
 }
 
 var (
