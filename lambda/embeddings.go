@@ -46,6 +46,26 @@ type EmbeddingsConfig struct {
 	HTTPClient *http.Client
 }
 
+// EmbeddingsKey is the key to send to the embeddings endpoint at
+// embeddingsURL: own when set, else the OpenAI model's key (openAIKey)
+// when the endpoint is on the host that key is for (openAIBaseURL's, or
+// OpenAI's when that is empty), else none: a key is never sent to a host
+// it is not for.
+func EmbeddingsKey(embeddingsURL, own, openAIKey, openAIBaseURL string) string {
+	if own != "" {
+		return own
+	}
+	if openAIBaseURL == "" {
+		openAIBaseURL = "https://api.openai.com/v1/"
+	}
+	e, err1 := url.Parse(embeddingsURL)
+	o, err2 := url.Parse(openAIBaseURL)
+	if err1 != nil || err2 != nil || e.Host == "" || !strings.EqualFold(e.Host, o.Host) || e.Scheme != o.Scheme {
+		return ""
+	}
+	return openAIKey
+}
+
 // DefaultEmbeddingsTimeout bounds embedding one message.
 const DefaultEmbeddingsTimeout = 2 * time.Second
 
