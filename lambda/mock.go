@@ -432,8 +432,10 @@ func questionParts(question string, cache *wordCache) [][]*qword {
 	lower := strings.ToLower(question)
 	for _, text := range partEnd.Split(lower, -1) {
 		cuts := []int{0}
-		for _, m := range partJoin.FindAllStringSubmatchIndex(text, -1) {
-			cuts = append(cuts, m[2])
+		if containsAny(text, joinWords) {
+			for _, m := range partJoin.FindAllStringSubmatchIndex(text, -1) {
+				cuts = append(cuts, m[2])
+			}
 		}
 		cuts = append(cuts, len(text))
 		for k := 0; k+1 < len(cuts); k++ {
@@ -447,7 +449,7 @@ func questionParts(question string, cache *wordCache) [][]*qword {
 				info := cache.get(w)
 				part = append(part, &qword{word: w, stems: info.stems, concept: info.concept, weight: 1})
 			})
-			if amountQuestion.MatchString(text) {
+			if containsAny(text, amountWords) && amountQuestion.MatchString(text) {
 				part = append(part, &qword{word: "#", weight: 0.5, any: func(s *sentence) bool { return s.Digit }})
 			}
 			if len(part) > 0 {
@@ -514,6 +516,22 @@ var (
 	partEnd  = regexp.MustCompile(`[?!;]+|\.\s`)
 	partJoin = regexp.MustCompile(`(?:,|\band\b|\boch\b|\balso\b|\bsamt\b|\bplus\b)\s+(?:(?:and|och|also|plus|then|sen|så)\s+)?((?:how|what|whats|when|where|which|why|who|can|could|do|does|is|are|will|would|should|hur|vad|när|var|vilken|vilket|vilka|varför|kan|går|finns|har|är|ska|får|måste)\b)`)
 )
+
+// joinWords and amountWords are what partJoin and amountQuestion cannot
+// match without: a text holding none is not run through them.
+var (
+	joinWords   = []string{",", "and", "och", "also", "samt", "plus"}
+	amountWords = []string{"how ", "when", "what time", "hur ", "när", "vilken tid", "cost", "kosta", "pris", "price"}
+)
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
 
 var amountQuestion = regexp.MustCompile(`\b(?:how (?:much|many|long|often|soon|fast)|when|what time|hur (?:mycket|många|länge|lång|ofta|snabbt)|när|vilken tid)\b|\bcost|\bkosta|\bpris|\bprice`)
 
