@@ -569,14 +569,18 @@ var smallTalk = setOf(`hi hello hey please pls plz thanks thank thx ok okay yes 
 
 // withinEdits reports whether a and b are at most k edits (insert, delete,
 // substitute, swap adjacent letters) apart.
+// Words of up to 32 letters are compared without allocating.
 func withinEdits(a, b string, k int) bool {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > k || -d > k {
+	if d := utf8.RuneCountInString(a) - utf8.RuneCountInString(b); d > k || -d > k {
 		return false
 	}
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
+	var abuf, bbuf [32]rune
+	var rows [3][33]int
+	ra, rb := appendRunes(abuf[:0], a), appendRunes(bbuf[:0], b)
+	prev2, prev, cur := rows[0][:], rows[1][:], rows[2][:]
+	if len(rb)+1 > len(cur) {
+		prev2, prev, cur = make([]int, len(rb)+1), make([]int, len(rb)+1), make([]int, len(rb)+1)
+	}
 	for j := range prev {
 		prev[j] = j
 	}
@@ -600,6 +604,13 @@ func withinEdits(a, b string, k int) bool {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)] <= k
+}
+
+func appendRunes(buf []rune, s string) []rune {
+	for _, r := range s {
+		buf = append(buf, r)
+	}
+	return buf
 }
 
 // HallucinateTrigger in a question makes the mock change the numbers it
