@@ -38,6 +38,10 @@ type denseState struct {
 // endpoint failed one.
 const queryPause = 30 * time.Second
 
+// progressEvery spaces the progress lines of a load (the first batch and
+// the last are always logged).
+const progressEvery = 2 * time.Second
+
 // errPaused is what the breaker says while the endpoint is left alone.
 var errPaused = errors.New("embeddings endpoint failed recently; not asked")
 
@@ -70,8 +74,8 @@ func NewDenseRetriever(cfg EmbeddingsConfig, log *slog.Logger) (*DenseRetriever,
 }
 
 // Load makes base the knowledge base searched, embedding its snippets
-// (those in the cache are not sent) with a progress line in the log per
-// batch. When that fails, base is searched lexically (a warning is logged)
+// (those in the cache are not sent) with a progress line in the log after
+// the first batch, every 2 seconds, and at the end. When that fails, base is searched lexically (a warning is logged)
 // and the error is returned. Searches keep the base they started with.
 func (d *DenseRetriever) Load(ctx context.Context, base *kb.Base) error {
 	d.mu.Lock()
@@ -83,12 +87,16 @@ func (d *DenseRetriever) Load(ctx context.Context, base *kb.Base) error {
 		docs = d.docs
 		hits0 = d.docs.hitCount()
 	}
+	var last time.Time
 	dense, err := kb.NewDense(ctx, base, d.queries, kb.DenseOptions{
 		Documents:    docs,
 		Batch:        d.cfg.Batch,
 		QueryTimeout: d.cfg.Timeout,
 		Progress: func(done, total int) {
-			d.log.Info("embeddings: embedding the knowledge base", "done", done, "of", total)
+			if now := time.Now(); done == total || now.Sub(last) >= progressEvery {
+				last = now
+				d.log.Info("embeddings: embedding the knowledge base", "done", done, "of", total)
+			}
 		},
 		Warn: d.warn,
 	})
