@@ -103,6 +103,9 @@ type Snippet struct {
 	Heading string `json:"heading,omitempty"`
 	// Lang is "en", "sv" or "" (unknown).
 	Lang string `json:"lang,omitempty"`
+	// Sentences are Text's sentences with their words, analysed once when
+	// the base is loaded (see [SentencesOf]).
+	Sentences []Sentence `json:"-"`
 }
 
 // Hit is a search result.
@@ -279,6 +282,7 @@ func Load(fsys fs.FS, opts ...Option) (*Base, error) {
 	b.snippets = docs
 	b.idx = buildIndex(docs, chunks)
 	b.idx.lexKinds = o.lex
+	addSentences(docs)
 	return b, nil
 }
 

@@ -29,6 +29,7 @@ type run struct {
 	lang  Lang
 	cites []Citation
 	srcs  []*guardrail.Source
+	sents [][]Sentence // the cited snippets' sentences as kb analysed them, or nil
 
 	lastCheck time.Time
 	streamed  strings.Builder // concatenated stream deltas
@@ -134,6 +135,7 @@ func (r *run) run(f ClientFrame) {
 	}
 	hits, conf := search(h.retriever, query, h.cfg.TopK, r.lang)
 	r.cites, r.srcs = citations(hits)
+	r.sents = sentences(hits)
 	if len(r.cites) == 0 {
 		conf = ""
 	}
@@ -148,7 +150,7 @@ func (r *run) run(f ClientFrame) {
 		return
 	}
 
-	toks, err := h.model.Stream(r.mctx, Prompt{Question: r.text, Lang: r.lang, Snippets: r.cites, Confidence: conf})
+	toks, err := h.model.Stream(r.mctx, Prompt{Question: r.text, Lang: r.lang, Snippets: r.cites, Confidence: conf, Sentences: r.sents})
 	if err != nil {
 		if r.mctx.Err() != nil {
 			r.interrupted()

@@ -8,8 +8,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
-	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -18,6 +18,7 @@ import (
 	"github.com/kljensen/snowball/swedish"
 
 	"github.com/groundwire/groundwire/guardrail"
+	"github.com/groundwire/groundwire/kb"
 )
 
 // Mock is the deterministic mock model (SPEC §8). It answers the question
@@ -40,6 +41,7 @@ type Mock struct {
 	maxDelay time.Duration
 	rate     float64
 	clock    Clock
+	words    *wordCache
 }
 
 // MockOption configures a Mock.
@@ -65,7 +67,7 @@ func max0(d time.Duration) time.Duration { return max(d, 0) }
 
 // NewMock returns a mock model.
 func NewMock(opts ...MockOption) *Mock {
-	m := &Mock{seed: 1, minDelay: 20 * time.Millisecond, maxDelay: 80 * time.Millisecond, clock: SystemClock{}}
+	m := &Mock{seed: 1, minDelay: 20 * time.Millisecond, maxDelay: 80 * time.Millisecond, clock: SystemClock{}, words: &wordCache{}}
 	for _, o := range opts {
 		o(m)
 	}
@@ -173,7 +175,7 @@ func (m *Mock) compose(p Prompt, rng *rand.Rand) string {
 	if _, ok := phrases[lang]; !ok {
 		lang = English
 	}
-	picked := pickSentences(retrievalQuery(p.Question), p.Snippets)
+	picked := pickSentences(retrievalQuery(p.Question), analysed(p), m.words)
 	if len(picked) == 0 {
 		return phrases[lang].none
 	}
@@ -207,7 +209,7 @@ func render(picked []*sentence, snippets []Citation, lang Lang) string {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		text := strings.TrimRight(s.text, ".:;, ")
+		text := strings.TrimRight(s.Text, ".:;, ")
 		file := snippets[s.cite].File
 		if i+1 < len(picked) && snippets[picked[i+1].cite].File == file {
 			b.WriteString(text + ".")
@@ -237,13 +239,21 @@ func fileLang(file string) Lang {
 
 // sentence is one sentence of a snippet, as the mock says it.
 type sentence struct {
-	text  string
-	cite  int  // index of its snippet
-	weak  bool // a heading or a lead-in ("What each plan costs:")
-	digit bool // holds a digit
-	// words and their stems, weighing 1, or 0.5 when only a table header
-	// has them
-	words map[string]float64
+	*Sentence
+	cite int // index of its snippet
+}
+
+// analysed returns the sentences of each snippet of p: as the knowledge
+// base analysed them at load, or analysed here when it did not.
+func analysed(p Prompt) [][]Sentence {
+	if len(p.Sentences) == len(p.Snippets) {
+		return p.Sentences
+	}
+	out := make([][]Sentence, len(p.Snippets))
+	for i, c := range p.Snippets {
+		out[i] = kb.SentencesOf(c.Snippet)
+	}
+	return out
 }
 
 // pickSentences picks the one or two sentences of the snippets that best
@@ -259,28 +269,17 @@ type sentence struct {
 // Ties go to the better-ranked snippet. When no sentence shares a word with
 // the question, the first sentence of the best snippet is the answer:
 // retrieval found the snippet relevant on grounds the mock cannot see.
-func pickSentences(question string, snippets []Citation) []*sentence {
+func pickSentences(question string, snippets [][]Sentence, cache *wordCache) []*sentence {
 	var all []*sentence
-	for i, c := range snippets {
-		for _, ps := range groundedSentences(c.Snippet) {
-			s := &sentence{text: ps.text, cite: i, weak: ps.weak, words: map[string]float64{}}
-			s.digit = strings.ContainsAny(s.text, "0123456789")
-			add := func(weight float64) func(string) {
-				return func(w string) {
-					for _, st := range append(stemsOf(w), w) {
-						s.words[st] = max(s.words[st], weight)
-					}
-				}
-			}
-			words(ps.header, add(0.5))
-			words(ps.body, add(1))
-			all = append(all, s)
+	for i, ss := range snippets {
+		for j := range ss {
+			all = append(all, &sentence{Sentence: &ss[j], cite: i})
 		}
 	}
 	if len(all) == 0 {
 		return nil
 	}
-	parts := questionParts(question)
+	parts := questionParts(question, cache)
 	var qs []*qword
 	for _, part := range parts {
 		qs = append(qs, part...)
@@ -310,14 +309,14 @@ func pickSentences(question string, snippets []Citation) []*sentence {
 			g += qs[i].weight * max(0, match[i][j]-covered[i])
 			amount = amount || qs[i].any != nil
 		}
-		if all[j].weak {
+		if all[j].Weak {
 			g /= 2
 		}
 		// Retrieval ranked the snippets with more than this overlap
 		// (its vocabulary, misspellings, the whole message): a sentence
 		// of a lower-ranked snippet must match clearly better to win.
 		g /= 1 + 0.25*float64(all[j].cite)
-		if amount && !all[j].digit {
+		if amount && !all[j].Digit {
 			g /= 2 // "how much …?" is answered with a number
 		}
 		return g
@@ -330,7 +329,7 @@ func pickSentences(question string, snippets []Citation) []*sentence {
 	}
 	if best < 0 {
 		for _, s := range all {
-			if s.cite == all[0].cite && !s.weak {
+			if s.cite == all[0].cite && !s.Weak {
 				return []*sentence{s}
 			}
 		}
@@ -376,151 +375,6 @@ func pickSentences(question string, snippets []Citation) []*sentence {
 	return picked
 }
 
-// groundedSentences returns the sentences of a snippet that the guard
-// finds grounded in it. Joining a paragraph's lines can make a new number
-// ("1" at the end of a line, "000 kr" on the next): then the snippet's
-// lines are taken one by one.
-func groundedSentences(snippet string) []snippetSentence {
-	src := []*guardrail.Source{guardrail.NewSource(snippet)}
-	grounded := func(ss []snippetSentence) []snippetSentence {
-		return slices.DeleteFunc(ss, func(s snippetSentence) bool { return !guardrail.Verify(s.text, src).Grounded })
-	}
-	all := snippetSentences(snippet)
-	if ok := grounded(slices.Clone(all)); len(ok) == len(all) {
-		return all
-	}
-	var byLine []snippetSentence
-	for _, line := range strings.Split(snippet, "\n") {
-		byLine = append(byLine, snippetSentences(line)...)
-	}
-	return grounded(byLine)
-}
-
-// snippetSentence is a sentence of a snippet; weak when it is a heading or
-// a lead-in ending in ":", said only when nothing else matches as well.
-type snippetSentence struct {
-	text string
-	weak bool
-	// body is what the sentence says, header the table headers it repeats
-	body, header string
-}
-
-var (
-	listMarker = regexp.MustCompile(`^(?:[-*+>]\s+|[0-9]+[.)]\s+)+`)
-	emphasis   = strings.NewReplacer("**", "", "__", "", "`", "")
-	// a sentence ends at . ! or ? followed by space and a capital letter
-	sentenceEnd = regexp.MustCompile(`[.!?]\s+\p{Lu}`)
-)
-
-// snippetSentences turns 1–3 markdown lines into sentences: markers
-// (headings, bullets, ordered-list numbers, table pipes, emphasis) go, the
-// lines of a paragraph or list item are joined, a table row becomes one
-// sentence naming each cell by its header ("Premium — yearly price: 3 830
-// kr; …"), and numbers stay exactly as written.
-func snippetSentences(snippet string) []snippetSentence {
-	var (
-		out    []snippetSentence
-		para   []string
-		header []string
-		rows   int
-	)
-	flush := func() {
-		if len(para) > 0 {
-			for _, s := range splitSentences(strings.Join(para, " ")) {
-				out = append(out, snippetSentence{text: s, body: s, weak: strings.HasSuffix(s, ":") || strings.HasSuffix(s, "?")})
-			}
-			para = para[:0]
-		}
-	}
-	for _, line := range strings.Split(snippet, "\n") {
-		line = strings.TrimSpace(emphasis.Replace(line))
-		switch {
-		case line == "" || strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~"):
-			flush()
-		case strings.HasPrefix(line, "#"):
-			flush()
-			if h := strings.TrimSpace(strings.TrimLeft(line, "#")); h != "" {
-				out = append(out, snippetSentence{text: h, body: h, weak: true})
-			}
-		case strings.HasPrefix(line, "|"):
-			flush()
-			cells := strings.Split(strings.Trim(line, "|"), "|")
-			for i := range cells {
-				cells[i] = strings.TrimSpace(cells[i])
-			}
-			if strings.Trim(line, "|-: ") == "" {
-				continue // table rule
-			}
-			if header == nil {
-				header = cells
-				continue
-			}
-			rows++
-			out = append(out, snippetSentence{text: tableSentence(header, cells), body: strings.Join(cells, " "), header: strings.Join(header, " ")})
-		default:
-			if m := listMarker.FindString(line); m != "" {
-				flush()
-				line = strings.TrimSpace(line[len(m):])
-			}
-			if line != "" {
-				para = append(para, line)
-			}
-		}
-	}
-	flush()
-	if header != nil && rows == 0 {
-		out = append(out, snippetSentence{text: strings.Join(header, ", "), body: strings.Join(header, " ")})
-	}
-	return out
-}
-
-// tableSentence says a table row: its first cell, then each other cell
-// after its header. The separators keep the cells' numbers apart.
-func tableSentence(header, cells []string) string {
-	var b strings.Builder
-	b.WriteString(cells[0])
-	sep := " — "
-	for i, c := range cells[1:] {
-		if c == "" {
-			continue
-		}
-		b.WriteString(sep)
-		sep = "; "
-		if i+1 < len(header) && header[i+1] != "" {
-			b.WriteString(lowerFirst(header[i+1]) + ": ")
-		}
-		b.WriteString(c)
-	}
-	return b.String()
-}
-
-// lowerFirst lower-cases the first letter of a word that is not an acronym.
-func lowerFirst(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	if r2, _ := utf8.DecodeRuneInString(s[n:]); unicode.IsUpper(r) && !unicode.IsUpper(r2) {
-		return string(unicode.ToLower(r)) + s[n:]
-	}
-	return s
-}
-
-// splitSentences splits running text after . ! or ? followed by a capital
-// letter; the first letter of each sentence is made a capital.
-func splitSentences(text string) []string {
-	var out []string
-	for text != "" {
-		end := len(text)
-		if loc := sentenceEnd.FindStringIndex(text); loc != nil {
-			end = loc[0] + 1
-		}
-		if s := strings.TrimSpace(text[:end]); s != "" {
-			r, n := utf8.DecodeRuneInString(s)
-			out = append(out, string(unicode.ToUpper(r))+s[n:])
-		}
-		text = text[end:]
-	}
-	return out
-}
-
 // qword is a content word of the question.
 type qword struct {
 	word    string
@@ -542,16 +396,16 @@ func (q *qword) match(s *sentence) float64 {
 	}
 	best := 0.0
 	for _, st := range q.stems {
-		best = max(best, s.words[st])
+		best = max(best, s.Terms[st])
 	}
 	for w := range q.concept {
-		best = max(best, s.words[w])
+		best = max(best, s.Terms[w])
 	}
 	if best == 1 {
 		return 1
 	}
 	n := utf8.RuneCountInString(q.word)
-	for w, weight := range s.words {
+	for w, weight := range s.Terms {
 		m := utf8.RuneCountInString(w)
 		switch {
 		case n >= 5 && m >= 4 && withinEdits(q.word, w, 1+n/8):
@@ -572,36 +426,31 @@ func (q *qword) match(s *sentence) float64 {
 // small talk of support chats left out, each word once. A part asking for
 // an amount ("how much", "när") also has a virtual word, matched by any
 // sentence with a digit.
-func questionParts(question string) [][]*qword {
+func questionParts(question string, cache *wordCache) [][]*qword {
 	var parts [][]*qword
 	seen := map[string]bool{}
 	lower := strings.ToLower(question)
 	for _, text := range partEnd.Split(lower, -1) {
 		cuts := []int{0}
-		for _, m := range partJoin.FindAllStringSubmatchIndex(text, -1) {
-			cuts = append(cuts, m[2])
+		if containsAny(text, joinWords) {
+			for _, m := range partJoin.FindAllStringSubmatchIndex(text, -1) {
+				cuts = append(cuts, m[2])
+			}
 		}
 		cuts = append(cuts, len(text))
 		for k := 0; k+1 < len(cuts); k++ {
 			text := text[cuts[k]:cuts[k+1]]
 			var part []*qword
-			words(text, func(w string) {
+			kb.Words(text, func(w string) {
 				if seen[w] || stopWord(w) || utf8.RuneCountInString(w) < 2 {
 					return
 				}
 				seen[w] = true
-				q := &qword{word: w, stems: stemsOf(w), weight: 1}
-				for _, c := range concepts {
-					for _, st := range q.stems {
-						if c[st] {
-							q.concept = c
-						}
-					}
-				}
-				part = append(part, q)
+				info := cache.get(w)
+				part = append(part, &qword{word: w, stems: info.stems, concept: info.concept, weight: 1})
 			})
-			if amountQuestion.MatchString(text) {
-				part = append(part, &qword{word: "#", weight: 0.5, any: func(s *sentence) bool { return s.digit }})
+			if containsAny(text, amountWords) && amountQuestion.MatchString(text) {
+				part = append(part, &qword{word: "#", weight: 0.5, any: func(s *sentence) bool { return s.Digit }})
 			}
 			if len(part) > 0 {
 				parts = append(parts, part)
@@ -611,10 +460,78 @@ func questionParts(question string) [][]*qword {
 	return parts
 }
 
+// wordInfo is what a question word is made of: its stems (kb.Stems) and
+// the concept it belongs to, or nil.
+type wordInfo struct {
+	stems   []string
+	concept map[string]bool
+}
+
+func newWordInfo(w string) wordInfo {
+	info := wordInfo{stems: kb.Stems(w)}
+	for _, c := range concepts {
+		for _, st := range info.stems {
+			if c[st] {
+				info.concept = c
+			}
+		}
+	}
+	return info
+}
+
+// wordCache remembers what question words are made of: stemming is most
+// of what reading a question costs, and customers ask with the same words
+// again and again. It is bounded by emptying it when full; entries are
+// read only.
+type wordCache struct {
+	mu sync.Mutex
+	m  map[string]wordInfo
+}
+
+const maxCachedWords = 4096
+
+// get returns w's info, from the cache when it has it (a nil cache has
+// nothing).
+func (c *wordCache) get(w string) wordInfo {
+	if c == nil {
+		return newWordInfo(w)
+	}
+	c.mu.Lock()
+	info, ok := c.m[w]
+	c.mu.Unlock()
+	if ok {
+		return info
+	}
+	info = newWordInfo(w)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedWords {
+		c.m = make(map[string]wordInfo)
+	}
+	c.m[w] = info
+	c.mu.Unlock()
+	return info
+}
+
 var (
 	partEnd  = regexp.MustCompile(`[?!;]+|\.\s`)
 	partJoin = regexp.MustCompile(`(?:,|\band\b|\boch\b|\balso\b|\bsamt\b|\bplus\b)\s+(?:(?:and|och|also|plus|then|sen|så)\s+)?((?:how|what|whats|when|where|which|why|who|can|could|do|does|is|are|will|would|should|hur|vad|när|var|vilken|vilket|vilka|varför|kan|går|finns|har|är|ska|får|måste)\b)`)
 )
+
+// joinWords and amountWords are what partJoin and amountQuestion cannot
+// match without: a text holding none is not run through them.
+var (
+	joinWords   = []string{",", "and", "och", "also", "samt", "plus"}
+	amountWords = []string{"how ", "when", "what time", "hur ", "när", "vilken tid", "cost", "kosta", "pris", "price"}
+)
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
 
 var amountQuestion = regexp.MustCompile(`\b(?:how (?:much|many|long|often|soon|fast)|when|what time|hur (?:mycket|många|länge|lång|ofta|snabbt)|när|vilken tid)\b|\bcost|\bkosta|\bpris|\bprice`)
 
@@ -632,40 +549,11 @@ func stemSet(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
 		m[w] = true
-		for _, s := range stemsOf(w) {
+		for _, s := range kb.Stems(w) {
 			m[s] = true
 		}
 	}
 	return m
-}
-
-// words calls fn with each lower-cased word of text (runs of letters and
-// digits; a hyphenated word also as one: "e-post" → "e", "post", "epost").
-func words(text string, fn func(string)) {
-	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
-	}) {
-		parts := strings.FieldsFunc(f, func(r rune) bool { return r == '-' })
-		for _, p := range parts {
-			fn(p)
-		}
-		if len(parts) > 1 {
-			fn(strings.Join(parts, ""))
-		}
-	}
-}
-
-// stemsOf returns the English and the Swedish stem of a word (a word with
-// digits is its own stem).
-func stemsOf(w string) []string {
-	if strings.ContainsAny(w, "0123456789") {
-		return []string{w}
-	}
-	en, sv := english.Stem(w, true), swedish.Stem(w, true)
-	if en == sv {
-		return []string{en}
-	}
-	return []string{en, sv}
 }
 
 func stopWord(w string) bool {
@@ -681,14 +569,18 @@ var smallTalk = setOf(`hi hello hey please pls plz thanks thank thx ok okay yes 
 
 // withinEdits reports whether a and b are at most k edits (insert, delete,
 // substitute, swap adjacent letters) apart.
+// Words of up to 32 letters are compared without allocating.
 func withinEdits(a, b string, k int) bool {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > k || -d > k {
+	if d := utf8.RuneCountInString(a) - utf8.RuneCountInString(b); d > k || -d > k {
 		return false
 	}
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
+	var abuf, bbuf [32]rune
+	var rows [3][33]int
+	ra, rb := appendRunes(abuf[:0], a), appendRunes(bbuf[:0], b)
+	prev2, prev, cur := rows[0][:], rows[1][:], rows[2][:]
+	if len(rb)+1 > len(cur) {
+		prev2, prev, cur = make([]int, len(rb)+1), make([]int, len(rb)+1), make([]int, len(rb)+1)
+	}
 	for j := range prev {
 		prev[j] = j
 	}
@@ -712,6 +604,13 @@ func withinEdits(a, b string, k int) bool {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)] <= k
+}
+
+func appendRunes(buf []rune, s string) []rune {
+	for _, r := range s {
+		buf = append(buf, r)
+	}
+	return buf
 }
 
 // HallucinateTrigger in a question makes the mock change the numbers it

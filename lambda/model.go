@@ -14,6 +14,11 @@ type Prompt struct {
 	// question, and the answer says so (the server streams Lang's MayHelp
 	// first).
 	Confidence Confidence
+	// Sentences are the sentences of each of Snippets as the knowledge
+	// base analysed them when it was loaded (kb.Snippet.Sentences), in the
+	// same order; nil when they were not (the mock then analyses the
+	// snippets' text itself).
+	Sentences [][]Sentence
 }
 
 // Model streams an answer token by token. Implementations must be safe for

@@ -12,6 +12,9 @@ type Snippet = kb.Snippet
 // Hit is one search result (kb.Hit).
 type Hit = kb.Hit
 
+// Sentence is one sentence of a snippet with its words (kb.Sentence).
+type Sentence = kb.Sentence
+
 // Retriever searches the knowledge base; *kb.Base and *kb.Reloader satisfy
 // it. It must be safe for concurrent use.
 // Search returns at most k hits, best first, and none when nothing is
@@ -30,8 +33,6 @@ type finder interface {
 	Find(query string, k int) kb.Result
 }
 
-// citations turns hits into the client's citations and the verification
-// sources, in the same order.
 // search retrieves the top k snippets for query, in the answer's language
 // when it can: with a knowledge base written in both English and Swedish, a
 // Swedish question is answered from the Swedish files when they have
@@ -61,6 +62,8 @@ func search(r Retriever, query string, k int, lang Lang) ([]Hit, Confidence) {
 	return hits[:min(k, len(hits))], conf
 }
 
+// citations turns hits into the client's citations and the verification
+// sources, in the same order.
 func citations(hits []Hit) ([]Citation, []*guardrail.Source) {
 	cites := make([]Citation, 0, len(hits))
 	srcs := make([]*guardrail.Source, 0, len(hits))
@@ -77,6 +80,23 @@ func citations(hits []Hit) ([]Citation, []*guardrail.Source) {
 		srcs = append(srcs, src)
 	}
 	return cites, srcs
+}
+
+// sentences returns the analysed sentences of the hits' snippets, in the
+// order of citations; nil when a snippet was not analysed by kb.Load (a
+// retriever of its own making).
+func sentences(hits []Hit) [][]Sentence {
+	out := make([][]Sentence, 0, len(hits))
+	for _, h := range hits {
+		if h.Snippet == nil {
+			continue
+		}
+		if h.Snippet.Sentences == nil {
+			return nil
+		}
+		out = append(out, h.Snippet.Sentences)
+	}
+	return out
 }
 
 var (

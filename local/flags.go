@@ -25,6 +25,10 @@ type config struct {
 	KBDir           string // "" means the embedded knowledge base
 	KBWatch         time.Duration
 	Model           string // "mock" or "openai"
+	Embeddings      string // -embeddings: an OpenAI-compatible API's URL; "" lexical search only
+	EmbedModel      string
+	EmbedCache      string // "" the user cache dir's groundwire/embeddings
+	EmbedTimeout    time.Duration
 	TokenDelay      delayRange
 	Mode            lambda.Mode
 	Policy          guardrail.Policy
@@ -66,6 +70,7 @@ func defaultConfig() config {
 	return config{
 		Addr:            "localhost:8787",
 		Model:           "mock",
+		EmbedTimeout:    lambda.DefaultEmbeddingsTimeout,
 		KBWatch:         2 * time.Second,
 		TokenDelay:      delayRange{20 * time.Millisecond, 80 * time.Millisecond},
 		Mode:            lambda.ModeHold,
@@ -124,6 +129,10 @@ var flagGroups = []struct {
 		{"kb", "DIR", "knowledge base: a directory of markdown files (default: the embedded one)"},
 		{"kb-watch", "DURATION", "how often to look for changes in the -kb directory and reload it; 0 never"},
 		{"model", "NAME", "mock or openai (OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)"},
+		{"embeddings", "URL", "dense retrieval besides the lexical search: an OpenAI-compatible API (http://localhost:11434/v1 for Ollama) or its /embeddings endpoint; key in GROUNDWIRE_EMBEDDINGS_API_KEY (default OPENAI_API_KEY when the URL is OpenAI's or OPENAI_BASE_URL's host); off by default"},
+		{"embeddings-model", "NAME", "the embedding model (required with -embeddings), e.g. nomic-embed-text"},
+		{"embeddings-cache", "DIR", "where the snippets' vectors are kept between runs (default: the user cache directory's groundwire/embeddings)"},
+		{"embeddings-timeout", "DURATION", "bound of embedding one message; past it, or on any failure, the message is searched lexically"},
 		{"token-delay", "RANGE", "mock model's delay per token: a range (20ms-80ms), one duration, or 0"},
 		{"mode", "MODE", "hold (verify while streaming) or after (stream, then verify)"},
 		{"policy", "POLICY", "default (small counts in words that no source states or contradicts pass as unverified) or strict (they block)"},
@@ -179,6 +188,10 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.StringVar(&cfg.KBDir, "kb", cfg.KBDir, "")
 	fs.DurationVar(&cfg.KBWatch, "kb-watch", cfg.KBWatch, "")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "")
+	fs.StringVar(&cfg.Embeddings, "embeddings", cfg.Embeddings, "")
+	fs.StringVar(&cfg.EmbedModel, "embeddings-model", cfg.EmbedModel, "")
+	fs.StringVar(&cfg.EmbedCache, "embeddings-cache", cfg.EmbedCache, "")
+	fs.DurationVar(&cfg.EmbedTimeout, "embeddings-timeout", cfg.EmbedTimeout, "")
 	fs.Var(&cfg.TokenDelay, "token-delay", "")
 	fs.Var((*modeValue)(&cfg.Mode), "mode", "")
 	fs.Var((*policyValue)(&cfg.Policy), "policy", "")
@@ -285,6 +298,14 @@ func (c config) validate() error {
 		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			return bad("-lambda wants an http(s) URL of a Lambda runtime invoke endpoint, not %q", u)
 		}
+	}
+	if c.Embeddings != "" {
+		if err := (lambda.EmbeddingsConfig{URL: c.Embeddings, Model: c.EmbedModel}).Validate(); err != nil {
+			return bad("-embeddings: %v (and -embeddings-model NAME)", err)
+		}
+	}
+	if c.EmbedTimeout <= 0 {
+		return bad("-embeddings-timeout must be positive")
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return bad("%v", err)

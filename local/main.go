@@ -83,7 +83,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("listening beyond this machine without -auth-token: anyone who can reach it can use it", "addr", ln.Addr().String())
 	}
 	if d.Reloader != nil && cfg.KBWatch > 0 {
-		stop := watchKB(ctx, d.Reloader, cfg.KBWatch, log)
+		stop := watchKB(ctx, d.Reloader, cfg.KBWatch, log, d.Dense)
 		defer stop()
 	}
 	if err := s.Serve(ctx, ln); err != nil {
@@ -95,8 +95,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 // watchKB re-reads the -kb directory when its files change, until stop is
-// called (it waits for the watcher to return).
-func watchKB(ctx context.Context, r *kb.Reloader, every time.Duration, log *slog.Logger) (stop func()) {
+// called (it waits for the watcher to return); dense, when not nil, embeds
+// each new base.
+func watchKB(ctx context.Context, r *kb.Reloader, every time.Duration, log *slog.Logger, dense *lambda.DenseRetriever) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -108,6 +109,9 @@ func watchKB(ctx context.Context, r *kb.Reloader, every time.Duration, log *slog
 			}
 			logProblems(log, b)
 			log.Info("knowledge base reloaded", "snippets", b.Len())
+			if dense != nil {
+				dense.Load(ctx, b) // a failure is logged; lexical search goes on
+			}
 		})
 	}()
 	return func() {

@@ -214,12 +214,81 @@ func frameHead(data []byte) (typ, id string, ok bool) {
 	return typ, string(rest[:end]), true
 }
 
+// Every answer ends with a stream_end and a response frame, the response
+// repeating the answer and its citations: what the metrics need of them
+// (the reason; the status and whether each number is grounded) is read
+// without decoding them either. A key of lambda's frames cannot be met
+// inside a string of them (JSON escapes a string's quotes), and the
+// fields come in the order of lambda's types.
+var (
+	streamEndPrefix = []byte(`{"type":"stream_end","id":"`)
+	responsePrefix  = []byte(`{"type":"response","id":"`)
+	reasonKey       = []byte(`,"reason":"`)
+	statusKey       = []byte(`,"status":"`)
+	numbersKey      = []byte(`,"numbers":`)
+	groundedKey     = []byte(`"grounded":`)
+)
+
+// frameTail fills f from a stream_end or response frame whose id and
+// strings read need no unescaping, and reports whether it could.
+func frameTail(data []byte, f *outFrame) bool {
+	var rest []byte
+	switch {
+	case bytes.HasPrefix(data, streamEndPrefix):
+		f.Type, rest = lambda.TypeStreamEnd, data[len(streamEndPrefix):]
+	case bytes.HasPrefix(data, responsePrefix):
+		f.Type, rest = lambda.TypeResponse, data[len(responsePrefix):]
+	default:
+		return false
+	}
+	id, rest, ok := plainString(rest)
+	if !ok {
+		return false
+	}
+	f.ID = id
+	// the string value after key, in rest
+	value := func(key []byte) (string, []byte, bool) {
+		i := bytes.Index(rest, key)
+		if i < 0 {
+			return "", nil, false
+		}
+		return plainString(rest[i+len(key):])
+	}
+	if f.Type == lambda.TypeStreamEnd {
+		f.Reason, _, ok = value(reasonKey)
+		return ok
+	}
+	if f.Status, rest, ok = value(statusKey); !ok || !bytes.HasPrefix(rest, numbersKey) {
+		return false
+	}
+	for rest = rest[len(numbersKey):]; ; {
+		j := bytes.Index(rest, groundedKey)
+		if j < 0 {
+			return true
+		}
+		rest = rest[j+len(groundedKey):]
+		f.Numbers = append(f.Numbers, struct {
+			Grounded bool `json:"grounded"`
+		}{bytes.HasPrefix(rest, []byte("true"))})
+	}
+}
+
+// plainString reads a JSON string's contents up to its closing quote, and
+// reports false when it has escapes (or no end).
+func plainString(b []byte) (string, []byte, bool) {
+	end := bytes.IndexByte(b, '"')
+	if end < 0 || bytes.IndexByte(b[:end], '\\') >= 0 {
+		return "", nil, false
+	}
+	return string(b[:end]), b[end+1:], true
+}
+
 // sent observes a frame sent to the client.
 func (o *frameObserver) sent(data []byte, now time.Time) {
 	var f outFrame
 	if typ, id, ok := frameHead(data); ok {
 		f.Type, f.ID = typ, id
-	} else if json.Unmarshal(data, &f) != nil {
+	} else if !frameTail(data, &f) && json.Unmarshal(data, &f) != nil {
 		return
 	}
 	m := o.m

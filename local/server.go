@@ -38,6 +38,9 @@ type deps struct {
 
 	// Reloader, when set, re-reads the -kb directory (run watches it).
 	Reloader *kb.Reloader
+	// Dense, when set (-embeddings), is the retriever: it is given each
+	// base the Reloader loads.
+	Dense *lambda.DenseRetriever
 
 	// WrapSender, when set, wraps the sender the handler replies through
 	// (fault injection in tests).

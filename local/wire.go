@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/groundwire/groundwire/kb"
@@ -36,6 +39,12 @@ func wire(cfg config, log *slog.Logger, getenv func(string) string) (deps, error
 		d.Reloader = r
 	}
 
+	if cfg.Embeddings != "" {
+		if err := wireDense(&d, cfg, log, getenv); err != nil {
+			return d, err
+		}
+	}
+
 	switch cfg.Model {
 	case "mock":
 		d.Model = lambda.NewMock(
@@ -63,6 +72,38 @@ func wire(cfg config, log *slog.Logger, getenv func(string) string) (deps, error
 
 	d.Page = web.Handler(web.Options{Logger: log.With("component", "web"), DisableWASM: cfg.NoWASM, ConnectOrigins: allowedOrigins(cfg.Origins)})
 	return d, nil
+}
+
+// wireDense puts dense retrieval (-embeddings) in front of the knowledge
+// base: the snippets are embedded now (a failing endpoint leaves lexical
+// search, with a warning) and again at each reload.
+func wireDense(d *deps, cfg config, log *slog.Logger, getenv func(string) string) error {
+	cache := cfg.EmbedCache
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			log.Warn("embeddings: no user cache directory; the vectors are not kept between runs", "err", err.Error())
+		} else {
+			cache = filepath.Join(dir, "groundwire", "embeddings")
+		}
+	}
+	dr, err := lambda.NewDenseRetriever(lambda.EmbeddingsConfig{
+		URL:      cfg.Embeddings,
+		Model:    cfg.EmbedModel,
+		APIKey:   lambda.EmbeddingsKey(cfg.Embeddings, getenv("GROUNDWIRE_EMBEDDINGS_API_KEY"), getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")),
+		CacheDir: cache,
+		Timeout:  cfg.EmbedTimeout,
+	}, log.With("component", "embeddings"))
+	if err != nil {
+		return fmt.Errorf("embeddings: %w", err)
+	}
+	base := func() *kb.Base { return d.Retriever.(*kb.Base) }
+	if d.Reloader != nil {
+		base = d.Reloader.Base
+	}
+	dr.Load(context.Background(), base()) // a failure is logged; lexical search goes on
+	d.Retriever, d.Dense = dr, dr
+	return nil
 }
 
 func logProblems(log *slog.Logger, b *kb.Base) {

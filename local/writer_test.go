@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -74,6 +75,43 @@ func TestMetricsFrameHead(t *testing.T) {
 				t.Errorf("%s: %q %q, want %q %q", data, typ, got, want.Type, want.ID)
 			} else if !ok && (want.Type == lambda.TypeStream || want.Type == lambda.TypeSources) && !strings.ContainsAny(id, `"\<>`+"\u2028") {
 				t.Errorf("%s: not read fast", data)
+			}
+		}
+	}
+}
+
+// The metrics read the reason of stream_end frames and the status and
+// numbers of response frames without decoding them; whatever the id and
+// the strings (keys of the frame written inside them included), they agree
+// with decoding.
+func TestMetricsFrameTail(t *testing.T) {
+	tricky := []string{"", `"status":"blocked","numbers":[{"grounded":true}]`, `\"grounded\":false`, `back\slash`, "ünï<>&\u2028"}
+	for _, id := range []string{"m1", "", `q"uote`, `back\slash`, "ünïcode"} {
+		for _, s := range tricky {
+			for _, nums := range [][]lambda.NumberVerdict{nil, {{Text: s, Grounded: true}}, {{Text: "1", Grounded: false, Canonical: s}, {Kind: s, Grounded: true}}} {
+				for _, v := range []any{
+					lambda.StreamEndFrame{Type: lambda.TypeStreamEnd, ID: id, Reason: lambda.ReasonCancelled},
+					lambda.ResponseFrame{Type: lambda.TypeResponse, ID: id, Text: s, Citations: []lambda.Citation{{File: s, Line: 2, Snippet: s}},
+						Status: lambda.StatusVerified, Numbers: nums, Error: s},
+					lambda.ResponseFrame{Type: lambda.TypeResponse, ID: id, Text: s, Status: lambda.StatusBlocked, Numbers: nums},
+				} {
+					data, _ := json.Marshal(v)
+					var want outFrame
+					if err := json.Unmarshal(data, &want); err != nil {
+						t.Fatal(err)
+					}
+					var got outFrame
+					if !frameTail(data, &got) {
+						if !strings.ContainsAny(id, `"\`) {
+							t.Errorf("%s: not read fast", data)
+						}
+						continue
+					}
+					if got.Type != want.Type || got.ID != want.ID || got.Reason != want.Reason || got.Status != want.Status ||
+						fmt.Sprint(got.Numbers) != fmt.Sprint(want.Numbers) {
+						t.Errorf("%s:\n got %+v\nwant %+v", data, got, want)
+					}
+				}
 			}
 		}
 	}

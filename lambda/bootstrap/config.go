@@ -20,6 +20,13 @@ type config struct {
 	Model  string           // GROUNDWIRE_MODEL: mock (default) | openai
 	OpenAI lambda.OpenAIConfig
 	// OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL (required for openai)
+	// Embeddings turns dense retrieval on (off when URL is ""):
+	// GROUNDWIRE_EMBEDDINGS (an OpenAI-compatible API's URL),
+	// GROUNDWIRE_EMBEDDINGS_MODEL (required with it),
+	// GROUNDWIRE_EMBEDDINGS_CACHE (default /tmp/groundwire-embeddings),
+	// GROUNDWIRE_EMBEDDINGS_TIMEOUT (default 2s), the key from
+	// GROUNDWIRE_EMBEDDINGS_API_KEY or OPENAI_API_KEY (lambda.EmbeddingsKey).
+	Embeddings          lambda.EmbeddingsConfig
 	TokenDelayMin       time.Duration // GROUNDWIRE_TOKEN_DELAY: "20ms-80ms" (default), "50ms", "0"
 	TokenDelayMax       time.Duration
 	MockSeed            uint64   // GROUNDWIRE_MOCK_SEED (default 1)
@@ -56,6 +63,8 @@ const (
 	defaultCoalesce    = 100 * time.Millisecond
 	defaultAttempts    = 3
 	defaultAWSTimeout  = 2 * time.Second
+	// the only writable directory of a Lambda execution environment
+	defaultEmbeddingsCache = "/tmp/groundwire-embeddings"
 )
 
 // loadConfig reads the configuration through getenv (os.Getenv in main).
@@ -110,6 +119,28 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 	default:
 		bad("GROUNDWIRE_MODEL", v, "want mock or openai")
+	}
+	if v := get("GROUNDWIRE_EMBEDDINGS"); v != "" {
+		c.Embeddings = lambda.EmbeddingsConfig{
+			URL:      v,
+			Model:    get("GROUNDWIRE_EMBEDDINGS_MODEL"),
+			APIKey:   lambda.EmbeddingsKey(v, get("GROUNDWIRE_EMBEDDINGS_API_KEY"), get("OPENAI_API_KEY"), get("OPENAI_BASE_URL")),
+			CacheDir: defaultEmbeddingsCache,
+			Timeout:  lambda.DefaultEmbeddingsTimeout,
+		}
+		if d := get("GROUNDWIRE_EMBEDDINGS_CACHE"); d != "" {
+			c.Embeddings.CacheDir = d
+		}
+		if err := c.Embeddings.Validate(); err != nil {
+			bad("GROUNDWIRE_EMBEDDINGS", v, err.Error()+" (and GROUNDWIRE_EMBEDDINGS_MODEL)")
+		}
+		if t := get("GROUNDWIRE_EMBEDDINGS_TIMEOUT"); t != "" {
+			d, err := parseDuration(t)
+			if err != nil || d == 0 {
+				bad("GROUNDWIRE_EMBEDDINGS_TIMEOUT", t, "want a positive duration like 2s")
+			}
+			c.Embeddings.Timeout = d
+		}
 	}
 	if v := get("GROUNDWIRE_TOKEN_DELAY"); v != "" {
 		lo, hi, err := parseDelay(v)

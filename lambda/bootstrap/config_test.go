@@ -158,3 +158,34 @@ func TestHandler(t *testing.T) {
 		t.Fatalf("irrelevant query found %d hits", len(hits))
 	}
 }
+
+// Dense retrieval is off unless GROUNDWIRE_EMBEDDINGS is set; then its
+// model is required, its cache is in /tmp, and the OpenAI key is sent only
+// to OpenAI's host.
+func TestEmbeddingsConfig(t *testing.T) {
+	vars := map[string]string{"GROUNDWIRE_TABLE": "t", "OPENAI_API_KEY": "sk"}
+	c, err := loadConfig(env(vars))
+	if err != nil || c.Embeddings.URL != "" {
+		t.Fatalf("off by default: %+v, %v", c.Embeddings, err)
+	}
+	vars["GROUNDWIRE_EMBEDDINGS"] = "https://api.openai.com/v1"
+	if _, err := loadConfig(env(vars)); err == nil || !strings.Contains(err.Error(), "GROUNDWIRE_EMBEDDINGS") {
+		t.Fatalf("no model: %v", err)
+	}
+	vars["GROUNDWIRE_EMBEDDINGS_MODEL"] = "text-embedding-3-small"
+	vars["GROUNDWIRE_EMBEDDINGS_TIMEOUT"] = "750ms"
+	c, err = loadConfig(env(vars))
+	if err != nil || c.Embeddings.Model != "text-embedding-3-small" || c.Embeddings.APIKey != "sk" ||
+		c.Embeddings.CacheDir != "/tmp/groundwire-embeddings" || c.Embeddings.Timeout != 750*time.Millisecond {
+		t.Fatalf("%+v, %v", c.Embeddings, err)
+	}
+	vars["GROUNDWIRE_EMBEDDINGS"] = "http://embeddings.internal:11434/v1"
+	vars["GROUNDWIRE_EMBEDDINGS_CACHE"] = "/tmp/e"
+	if c, err = loadConfig(env(vars)); err != nil || c.Embeddings.APIKey != "" || c.Embeddings.CacheDir != "/tmp/e" {
+		t.Fatalf("another host: %+v, %v", c.Embeddings, err)
+	}
+	vars["GROUNDWIRE_EMBEDDINGS_TIMEOUT"] = "soon"
+	if _, err := loadConfig(env(vars)); err == nil || !strings.Contains(err.Error(), "GROUNDWIRE_EMBEDDINGS_TIMEOUT") {
+		t.Fatalf("bad timeout: %v", err)
+	}
+}

@@ -145,8 +145,19 @@ func newHandler(cfg config, awsCfg aws.Config, logger *slog.Logger) (*lambda.Han
 			return nil, fmt.Errorf("openai model: %w", err)
 		}
 	}
+	var retriever lambda.Retriever = base
+	if cfg.Embeddings.URL != "" {
+		// Only with embeddings on: the snippets' vectors, from /tmp when
+		// this environment embedded them before, else from the endpoint.
+		dr, err := lambda.NewDenseRetriever(cfg.Embeddings, logger.With("component", "embeddings"))
+		if err != nil {
+			return nil, fmt.Errorf("embeddings: %w", err)
+		}
+		dr.Load(context.Background(), base) // a failure is logged; lexical search goes on
+		retriever = dr
+	}
 	return lambda.New(lambda.Config{
-		Retriever:            base,
+		Retriever:            retriever,
 		Model:                model,
 		Store:                store,
 		Sender:               sender,
