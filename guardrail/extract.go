@@ -197,6 +197,7 @@ const (
 	kOrdinal   = KindOrdinal
 	kQuarter   = KindQuarter
 	kRange     = KindRange
+	kUnread    = KindUnreadable
 )
 
 // spans turns the spans of the tokens from byte offsets into the folded
