@@ -38,12 +38,37 @@ func hanNumeral(r rune) bool {
 // hundred million, a trillion, "two" (of a pair), and the financial forms.
 const hanNumerals = "零一二三四五六七八九十百千万萬亿億兆两兩壹贰貳叁參肆伍陆陸柒捌玖拾佰仟"
 
-// fractionDecimals holds the vulgar fractions that have an exact decimal
-// value, as the decimals they add to the number they follow ("399½" is
-// 399.5). The others (⅓, ⅙, ⅐, …) are unreadable.
-var fractionDecimals = map[rune]string{
-	'½': "5", '¼': "25", '¾': "75", '⅕': "2", '⅖': "4", '⅗': "6", '⅘': "8",
-	'⅛': "125", '⅜': "375", '⅝': "625", '⅞': "875", '⅒': "1",
+// fractionDecimals returns the decimals a vulgar fraction with an exact
+// decimal value adds to the number it follows ("399½" is 399.5). The
+// others (⅓, ⅙, ⅐, …) are unreadable.
+func fractionDecimals(r rune) string {
+	switch r {
+	case '½':
+		return "5"
+	case '¼':
+		return "25"
+	case '¾':
+		return "75"
+	case '⅕':
+		return "2"
+	case '⅖':
+		return "4"
+	case '⅗':
+		return "6"
+	case '⅘':
+		return "8"
+	case '⅛':
+		return "125"
+	case '⅜':
+		return "375"
+	case '⅝':
+		return "625"
+	case '⅞':
+		return "875"
+	case '⅒':
+		return "1"
+	}
+	return ""
 }
 
 // fraction reads a vulgar fraction at k, right after the run of digits
@@ -51,8 +76,8 @@ var fractionDecimals = map[rune]string{
 // of the digits and the fraction, and ok.
 func (s *scanner) fraction(t *token, i, k int) bool {
 	c := s.at(k)
-	frac, ok := fractionDecimals[c]
-	if !ok {
+	frac := fractionDecimals(c)
+	if frac == "" {
 		return false
 	}
 	d := s.str(s.digitString(i, k))
@@ -156,4 +181,59 @@ func Clean(text string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// romanNumeral reports whether w is a Roman numeral written in capitals
+// in standard form, of three letters or more ("XIV", "CDXCIX", "MMXXV"):
+// the letters I V X L C D M, which, read with the subtractive rule, write
+// back to w by the usual rules (value 1–3999). Shorter ones ("II", "CD",
+// "DC", "XL") are read as the abbreviations they most often are.
+func romanNumeral(w string) bool {
+	if len(w) < 3 || len(w) > 15 {
+		return false
+	}
+	v := 0
+	for k := range len(w) {
+		d := romanValue(w[k]) // (the one after it is read again: w is short)
+		if d == 0 {
+			return false
+		}
+		if k+1 < len(w) && d < romanValue(w[k+1]) {
+			v -= d
+		} else {
+			v += d
+		}
+	}
+	return v >= 1 && v <= 3999 && romanString(v) == w
+}
+
+func romanValue(c byte) int {
+	switch c {
+	case 'I':
+		return 1
+	case 'V':
+		return 5
+	case 'X':
+		return 10
+	case 'L':
+		return 50
+	case 'C':
+		return 100
+	case 'D':
+		return 500
+	case 'M':
+		return 1000
+	}
+	return 0
+}
+
+// romanString writes v (1–3999) as a Roman numeral in standard form.
+func romanString(v int) string {
+	var b []byte
+	for k, n := range [...]int{1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1} {
+		for ; v >= n; v -= n {
+			b = append(b, [...]string{"M", "CM", "D", "CD", "C", "XC", "L", "XL", "X", "IX", "V", "IV", "I"}[k]...)
+		}
+	}
+	return string(b)
 }

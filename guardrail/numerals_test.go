@@ -21,6 +21,7 @@ func TestUnreadableBlocks(t *testing.T) {
 		"Premium costs ➍➒➒ kr.",
 		"Premium costs ⑷⑼⑼ kr.",
 		"Premium costs ⅭⅮⅩⅭⅨ kr.",
+		"Premium costs CDXCIX kr.",
 		"Premium costs ⅽⅾⅹⅽⅸ kr.",
 		"Premium costs 四百九十九 kr.",
 		"Premium costs 肆佰玖拾玖 kr.",
@@ -152,6 +153,36 @@ func TestClean(t *testing.T) {
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		if BidiControl(r) && Clean(string(r)) != "" {
 			t.Errorf("Clean keeps %U", r)
+		}
+	}
+}
+
+// TestRomanNumerals: a word of three or more capital Roman letters in
+// standard form is unreadable; other words of those letters are prose.
+func TestRomanNumerals(t *testing.T) {
+	for _, w := range []string{"III", "XIV", "CDXCIX", "MMXXV", "MCMLXXXIV", "MMMCMXCIX", "MIX", "XXX"} {
+		if !romanNumeral(w) {
+			t.Errorf("%s: not read as a Roman numeral", w)
+		}
+		if v := VerifyStrings("It is "+w+" now.", []string{"It is 499 now, 3, 14, 2025, 1009, 30."}); v.Grounded {
+			t.Errorf("%s: grounded by its value in digits", w)
+		}
+		if v := VerifyStrings("It is "+w+" now.", []string{"Louis " + w}); !v.Grounded {
+			t.Errorf("%s: not grounded by the same word: %+v", w, v.Numbers)
+		}
+	}
+	for _, w := range []string{"II", "CD", "DC", "XL", "IIII", "VV", "IC", "XM", "CIVIL", "VIVID", "LCD", "DIM", "cdxcix", "Mix", "MMMM", "CCCC"} {
+		if romanNumeral(w) {
+			t.Errorf("%s: read as a Roman numeral", w)
+		}
+		if v := VerifyStrings("It is "+w+" now.", nil); !v.Grounded {
+			t.Errorf("%s: blocked: %+v", w, v.Numbers)
+		}
+	}
+	// romanString and romanNumeral agree on every value.
+	for v := 1; v <= 3999; v++ {
+		if r := romanString(v); len(r) >= 3 != romanNumeral(r) {
+			t.Fatalf("%d: %s", v, r)
 		}
 	}
 }
