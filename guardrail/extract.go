@@ -198,6 +198,7 @@ const (
 	kQuarter   = KindQuarter
 	kRange     = KindRange
 	kName      = KindName
+	kUnread    = KindUnreadable
 )
 
 // spans turns the spans of the tokens from byte offsets into the folded

@@ -349,7 +349,7 @@ func foldRune(r rune) (rune, bool) {
 		return 0, false
 	case 0x2010, 0x2011, 0x2012, 0x2013, 0x2014, 0x2212, 0xFE58, 0xFE63, 0xFF0D:
 		return '-', true
-	case 0x2044, 0x2215: // fraction slash, division slash
+	case 0x2215: // division slash (the fraction slash is unreadable: "1⁄2" shows as ½)
 		return '/', true
 	case 0x066A: // Arabic percent sign
 		return '%', true

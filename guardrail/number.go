@@ -41,10 +41,19 @@ const (
 	KindQuarter                   // Q3, 3Q, third quarter, tredje kvartalet
 	KindRange                     // 2007-2008, 2007–08: a range of years
 	KindName                      // A380, X-15, COVID-19: letters and digits in one name
+	// KindUnreadable is what the guard cannot read as a value but could
+	// be read as one: a run of numerals it has no reading for (④⑨⑨,
+	// ⅭⅮⅩⅭⅨ, 四百九十九, ⅓), a character reference that spells a digit
+	// (&#52;), or a format character fold does not drop, such as a
+	// bidi control (U+202E), which can show text in another order than
+	// it was read. Its canonical form is the run as written: only the
+	// same run in a snippet grounds it, and a run with a format character
+	// never (Clean removes them).
+	KindUnreadable
 )
 
 var kindNames = enumNames{"kind", []string{"", "integer", "decimal", "grouped", "ambiguous", "percent",
-	"date", "time", "phone", "words", "ordinal", "quarter", "range", "name"}}
+	"date", "time", "phone", "words", "ordinal", "quarter", "range", "name", "unreadable"}}
 
 // String returns the kind's name ("" for none).
 func (k Kind) String() string { return kindNames.name(int(k)) }

@@ -360,7 +360,7 @@ func inertRune(t string) int {
 		return 3
 	}
 	r, size := utf8.DecodeRuneInString(t)
-	if r < 0x100 && latinClass[r]&clLetter != 0 || r >= 0x100 && isWideLetter(r) || symbolCurrency(r) != 0 {
+	if unreadableRune(r) || r < 0x100 && latinClass[r]&clLetter != 0 || r >= 0x100 && isWideLetter(r) || symbolCurrency(r) != 0 {
 		return 0
 	}
 	return size
@@ -381,9 +381,20 @@ func endsWord(t string) bool {
 }
 
 // generalPunctuation reports whether t starts with a rune of the General
-// Punctuation block, U+2000–U+206F (spaces, dashes, quotes, "…", "•"):
+// Punctuation block, U+2000–U+205F (spaces, dashes, quotes, "…", "•"):
 // the runes beyond Latin-1 most common in prose, none of them a letter or
-// a mark (TestGeneralPunctuation), told by their bytes.
+// a mark (TestGeneralPunctuation), told by their bytes. The format
+// characters of the block and the fraction slash are left out: the scanner
+// reads them as unreadable (see unreadableRune).
 func generalPunctuation(t string) bool {
-	return len(t) >= 3 && t[0] == 0xE2 && (t[1] == 0x80 || t[1] == 0x81 && t[2] < 0xB0) && t[2]&0xC0 == 0x80
+	if len(t) < 3 || t[0] != 0xE2 || t[2]&0xC0 != 0x80 {
+		return false
+	}
+	switch c := t[2]; t[1] {
+	case 0x80: // U+2000–U+203F but the format characters U+200B–U+200F, U+202A–U+202E
+		return (c < 0x8B || c > 0x8F) && (c < 0xAA || c > 0xAE)
+	case 0x81: // U+2040–U+205F but the fraction slash U+2044
+		return c < 0xA0 && c != 0x84
+	}
+	return false
 }

@@ -200,6 +200,8 @@ func (s *scanner) step(t *token, i int) (next int, ok bool) {
 			*t, next, ok = s.leadingFraction(i)
 			return next, ok
 		}
+	case '&':
+		return s.charRef(t, i)
 	default:
 		unit = symbolCurrency(c) // '€', '£', '¥', '₹', …
 	}
@@ -208,6 +210,9 @@ func (s *scanner) step(t *token, i int) (next int, ok bool) {
 		return next, ok
 	}
 	if c >= 0x80 {
+		if unreadableRune(c) {
+			return s.unreadable(t, i), true
+		}
 		_, size := utf8.DecodeRuneInString(s.t[i:])
 		return i + size, false
 	}
@@ -218,7 +223,7 @@ func (s *scanner) step(t *token, i int) (next int, ok bool) {
 // and goes on to the next rune.
 var inert = func() (t [0x80]bool) {
 	for c := range rune(0x80) {
-		t[c] = !isDigit(c) && !isLetter(c) && c != '$' && c != '+' && c != '-' && c != '.' && c != ','
+		t[c] = !isDigit(c) && !isLetter(c) && c != '$' && c != '+' && c != '-' && c != '.' && c != ',' && c != '&'
 	}
 	return t
 }()
@@ -243,13 +248,14 @@ func isLetter(c rune) bool {
 }
 
 // The tests for runes beyond ASCII stay out of line, so that the ASCII
-// tests above inline.
+// tests above inline. A Han numeral is no letter to the scanner (see
+// unreadableRune): it ends a word, and is read alone.
 
 //go:noinline
-func isWideAlnum(c rune) bool { return unicode.IsLetter(c) || unicode.IsMark(c) }
+func isWideAlnum(c rune) bool { return (unicode.IsLetter(c) || unicode.IsMark(c)) && !hanNumeral(c) }
 
 //go:noinline
-func isWideLetter(c rune) bool { return unicode.IsLetter(c) }
+func isWideLetter(c rune) bool { return unicode.IsLetter(c) && !hanNumeral(c) }
 
 // asciiClass holds what each ASCII rune is, so the tests above are one
 // look-up for ASCII (and small enough to inline).
@@ -322,7 +328,12 @@ func (s *scanner) number(i int) (t token, next int, ok bool) {
 // that a plain number costs little.
 func (s *scanner) shapes(t *token, i, k int) (next int, ok bool) {
 	n, first := k-i, s.t[i] // first: a digit
-	switch c := s.ascii(k); c {
+	c := s.ascii(k)
+	if c == notASCII && s.fraction(t, i, k) { // "399½"
+		s.quantity(t, s.prefix)
+		return t.end, true
+	}
+	switch c {
 	case '.', ')':
 		// A markdown ordered-list marker ("1. ", "2) ") at the start of
 		// a line is formatting, not a number.

@@ -140,6 +140,9 @@ func NewSource(text string) *Source {
 	for k := range nums {
 		n, t := &nums[k], &sc.toks[k]
 		a := attrs{t.unit, t.period} // attrsOf(n), from the scan
+		if n.Kind == KindUnreadable && strings.IndexFunc(n.Canonical, isFormat) >= 0 {
+			continue // a format character (a bidi control) grounds nothing
+		}
 		if cells != nil && cells[k] != (attrs{}) {
 			if a = cells[k]; a.unit == cellPercent {
 				// A percentage of a percent column: its bare value

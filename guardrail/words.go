@@ -95,6 +95,10 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 		lex, lang = append(lex, partNodes[n].sv...), 's'
 	} else {
 		if lex, lang = s.lexemes(lex, i, j); lang == 0 && !numberWords.has(s.scratch) {
+			if romanNumeral(s.t[i:j]) {
+				t.set(i, j, s.intern([]byte(s.t[i:j]), i), kUnread)
+				return j, true
+			}
 			return j, false // prose
 		}
 		if unicode.IsUpper(s.at(i)) {
@@ -145,7 +149,8 @@ func (s *scanner) nounAt(i int) ref {
 // wordStarts is a filter (a 64K-bit hash set) of how a word that may be a
 // number begins: the key (see startKey) of every number word, ordinal,
 // month name and currency code and of every run of Swedish number parts
-// ("tvåhundra…"). A word whose key is not in it is prose, decided without
+// ("tvåhundra…"), and of every Roman numeral of three letters or more
+// (see romanNumeral). A word whose key is not in it is prose, decided without
 // a look-up ("the", "eller", "månad", "I", "i": of the words of one letter
 // only "a" is in it). "and" is left out: no number starts with it (see
 // parseGroup), and "andra" is longer.
@@ -164,6 +169,11 @@ var wordStarts = func() (t [1 << 10]uint64) {
 			add(a + b)
 		}
 		add(a)
+	}
+	for v := 1; v <= 3999; v++ { // the Roman numerals, which word reads as unreadable
+		if r := romanString(v); len(r) >= 3 {
+			add(r)
+		}
 	}
 	return t
 }()

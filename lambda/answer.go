@@ -249,6 +249,12 @@ func (r *run) run(f ClientFrame) {
 		if r.co.overdue(now) && !r.flush(r.co.due()) {
 			return
 		}
+		// The format controls that change how text shows (a bidi
+		// override shows "399" as "993") go before the guard sees the
+		// text, so that what streams, what is verified and what shows
+		// are the same. One split across two tokens is not removed: the
+		// guard blocks it.
+		tok.s = guardrail.Clean(tok.s)
 		r.produced.WriteString(tok.s)
 		safe, ok := tok.s, true
 		if guard != nil {

@@ -255,3 +255,32 @@ func TestConfidence(t *testing.T) {
 		})
 	}
 }
+
+// TestFormatControlsRemoved: a bidi override in the model's text (which
+// would show a verified "399" as "993") is removed before the guard, so
+// that what streams, what is verified and the response's text are the
+// same, in hold and in after mode (issue 27).
+func TestFormatControlsRemoved(t *testing.T) {
+	for _, mode := range []lambda.Mode{lambda.ModeHold, lambda.ModeAfter} {
+		for _, say := range []string{"Premium costs \u202e399\u202c kr/month.", "Premium costs 3\u202e99\u2066 kr/month\u200f."} {
+			hs := newHarness(t, func(cfg *lambda.Config) { cfg.Mode = mode })
+			hs.connect("c1")
+			hs.send("c1", msg("m1", "$say "+say))
+			fs := hs.frames("c1")
+			if got, want := withoutStream(fs), "sources:m1 stream_end:m1:done response:m1:verified"; got != want {
+				t.Fatalf("%v %q: frames %s, want %s", mode, say, got, want)
+			}
+			const want = "Premium costs 399 kr/month."
+			if d := deltas(fs, "m1"); d != want {
+				t.Errorf("%v %q: streamed %q, want %q", mode, say, d, want)
+			}
+			resp := last(fs, lambda.TypeResponse)
+			if resp.Text != want || len(resp.Numbers) != 1 || resp.Numbers[0].Text != "399 kr/month" {
+				t.Errorf("%v %q: response %q %+v", mode, say, resp.Text, resp.Numbers)
+			}
+			if all, _ := json.Marshal(fs); strings.ContainsAny(string(all), "\u202e\u2066\u200f") || strings.Contains(string(all), `\u202e`) {
+				t.Errorf("%v %q: a control reached the client: %s", mode, say, all)
+			}
+		}
+	}
+}

@@ -54,6 +54,7 @@ func main() {
 	}
 	raw := global.Get("Object").New()
 	raw.Set("extract", js.FuncOf(extract))
+	raw.Set("clean", js.FuncOf(clean))
 	raw.Set("verify", js.FuncOf(verify))
 	raw.Set("newStreamGuard", js.FuncOf(newStreamGuard))
 	raw.Set("feed", js.FuncOf(feed))
@@ -128,6 +129,17 @@ func extract(_ js.Value, args []js.Value) any {
 	}
 	var e enc
 	e.numbers(nums)
+	return result(&e)
+}
+
+// clean is guardrail.Clean.
+func clean(_ js.Value, args []js.Value) any {
+	text, bad := stringArg("clean", "text", args, 0)
+	if bad != "" {
+		return fail(bad)
+	}
+	var e enc
+	e.str(guardrail.Clean(text))
 	return result(&e)
 }
 

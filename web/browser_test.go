@@ -53,6 +53,11 @@ var (
 		{"file": "kb/pricing.md", "line": 4, "snippet": "Basic costs 49 kr per month."},
 	}
 	premiumAnswer = "Premium costs 99 kr per month and Basic 49 kr."
+	bidiSources   = []frame{
+		{"file": "kb/\u202eprices.md", "line": 3, "snippet": "Premium costs 99 kr per month."},
+		{"file": "kb/basic.md", "line": 4, "snippet": "Basic costs \u202e49 kr\u202c per month."},
+	}
+	bidiAnswer = "Premium costs \u202e99\u202c kr per month."
 )
 
 func (f *fakeWS) received() []frame {
@@ -173,6 +178,18 @@ func (f *fakeWS) answer(ctx context.Context, send func(frame), in frame) {
 		send(frame{"type": "response", "id": id, "status": "blocked", "text": "I cannot verify that.",
 			"error": "Verification failed: Number mismatch", "citations": pricing,
 			"numbers": []frame{{"text": "149", "canonical": "149", "kind": "integer", "grounded": false, "citation": -1}}})
+	case strings.Contains(text, "$bidi"):
+		// A hostile server (or knowledge base): bidi overrides in the
+		// answer, which would show the 99 it verified as "99" in
+		// another order, and in a file name and a snippet ("49 kr"
+		// shown as "rk 94").
+		send(frame{"type": "sources", "id": id, "citations": bidiSources})
+		if !stream("Premium costs ", "\u202e9", "9\u202c kr", " per month.") {
+			return
+		}
+		send(frame{"type": "stream_end", "id": id, "reason": "done"})
+		send(frame{"type": "response", "id": id, "status": "verified", "text": bidiAnswer, "citations": bidiSources,
+			"numbers": []frame{{"text": "99 kr", "canonical": "99", "kind": "integer", "grounded": true, "citation": 0}}})
 	case strings.Contains(text, "$slow"):
 		send(frame{"type": "sources", "id": id, "citations": pricing})
 		for range 100 {
@@ -467,4 +484,71 @@ func containsAny(ss []string, sub string) bool {
 		}
 	}
 	return false
+}
+
+// inOrder is a script that reports, for the elements matching its
+// selector, the text of each whose characters are not shown left to right
+// in the order they are stored (each element's text is one line): what a
+// bidi override does.
+const inOrder = `((sel) => {
+  const bad = [];
+  for (const e of document.querySelectorAll(sel)) {
+    let last = -Infinity;
+    const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      for (let i = 0; i < n.length; i++) {
+        const r = document.createRange();
+        r.setStart(n, i); r.setEnd(n, i + 1);
+        const b = r.getBoundingClientRect();
+        if (b.width === 0) continue;
+        if (b.left < last - 0.5) { bad.push(e.textContent); break; }
+        last = b.left;
+      }
+    }
+  }
+  return bad;
+})`
+
+// TestBrowserBidiControls: nothing on the page shows in another order than
+// it was verified (issue 27). An answer with a bidi override is blocked by
+// the page's guard, whatever the server said, and no control reaches the
+// screen; file names and snippets show their controls as escapes, in
+// isolation, and every character of the answer, the file names and the
+// snippets is laid out left to right in the order it is stored.
+func TestBrowserBidiControls(t *testing.T) {
+	tab := webtest.NewTab(t)
+	wasm, execJS := realGuard(t)
+	srv, _ := startSite(t, Options{WASM: wasm, WASMExec: execJS})
+	webtest.Run(t, tab, chromedp.Navigate(srv.URL+"/?lang=en"))
+	webtest.WaitFor(t, tab, `document.body.dataset.guard === "ready" && document.querySelector("#conn-state").dataset.state === "open"`)
+	webtest.Eval[bool](t, tab, recordBodies)
+
+	polled := sendAndWatch(t, tab, "$bidi")
+	controls := regexp.MustCompile(`\p{Cf}`)
+	for _, b := range append(polled, webtest.Eval[[]string](t, tab, `window.__bodies`)...) {
+		if controls.MatchString(b) {
+			t.Fatalf("a format control reached the screen: %q", b)
+		}
+	}
+	if s := webtest.Eval[string](t, tab, lastStatus); s != "blocked" {
+		t.Errorf("status %q, want blocked (the page's guard, though the server said verified)", s)
+	}
+	const bot = `[...document.querySelectorAll(".msg.bot")].pop()`
+	files := webtest.Eval[[]string](t, tab, `[...`+bot+`.querySelectorAll(".citation .file")].map(e => e.tagName + " " + e.dir + " " + e.textContent)`)
+	snippets := webtest.Eval[[]string](t, tab, `[...`+bot+`.querySelectorAll(".citation .snippet")].map(e => e.tagName + " " + e.dir + " " + e.textContent)`)
+	if want := []string{`BDI ltr kb/\u202Eprices.md:3`, `BDI ltr kb/basic.md:4`}; !slices.Equal(files, want) {
+		t.Errorf("files %q, want %q", files, want)
+	}
+	if want := []string{`BDI ltr Premium costs 99 kr per month.`, `BDI ltr Basic costs \u202E49 kr\u202C per month.`}; !slices.Equal(snippets, want) {
+		t.Errorf("snippets %q, want %q", snippets, want)
+	}
+	for _, title := range webtest.Eval[[]string](t, tab, `[...`+bot+`.querySelectorAll(".body .num")].map(n => n.title)`) {
+		if controls.MatchString(title) {
+			t.Errorf("a control in a title: %q", title)
+		}
+	}
+	if bad := webtest.Eval[[]string](t, tab, inOrder+`(".msg.bot .body, .citation .file, .citation .snippet")`); len(bad) > 0 {
+		t.Errorf("shown out of order: %q", bad)
+	}
+	webtest.Screenshot(t, tab, "bidi")
 }

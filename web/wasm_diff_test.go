@@ -39,10 +39,11 @@ type diffResult struct {
 	Verify  guardrail.Verdict  `json:"verify"`
 	Feeds   []diffFeed         `json:"feeds"`
 	Close   diffClose          `json:"close"`
+	Clean   string             `json:"clean"`
 }
 
 func native(c diffCase) diffResult {
-	r := diffResult{Extract: guardrail.Extract(c.Answer), Verify: guardrail.VerifyStrings(c.Answer, c.Sources)}
+	r := diffResult{Extract: guardrail.Extract(c.Answer), Verify: guardrail.VerifyStrings(c.Answer, c.Sources), Clean: guardrail.Clean(c.Answer)}
 	if r.Extract == nil {
 		r.Extract = []guardrail.Number{}
 	}
@@ -159,6 +160,7 @@ func TestWASMMatchesNative(t *testing.T) {
 
 	wantErrors := map[string]string{
 		"extractNumber":    "groundwire.extract: text must be a string",
+		"cleanNumber":      "groundwire.clean: text must be a string",
 		"verifyNoSources":  "groundwire.verify: sources must be an array of strings",
 		"verifyBadSources": "groundwire.verify: sources must be an array of strings",
 		"verifyAnswer":     "groundwire.verify: answer must be a string",
@@ -220,6 +222,15 @@ var handCases = []diffCase{
 	{Answer: "Premium costs 3 830 kr a year.", Sources: []string{"| Plan | Monthly price | Yearly price |\n| Premium | 399 kr | 3 830 kr |"}},
 	{Answer: "Familj kostar 5 270 kr i månaden.", Sources: []string{"| Abonnemang | Pris per månad | Pris per år |\n| Familj | 549 kr | 5 270 kr |"}},
 	{Answer: "Pro has 500 TB, 20% off.", Sources: []string{"| Plan | Storage (GB) | Discount (%) |\n|---|---|---|\n| Pro | 500 | 20 |"}},
+	// Issue 27: what displays otherwise than it reads, and numerals the
+	// guard has no reading for, block; fractions are read.
+	{Answer: "Premium costs \u202e399\u202c kr/month.", Sources: []string{"Premium costs 399 kr/month."}},
+	{Answer: "Premium costs 3\u202e99 kr, \u2067399\u2069, 3\u200f99, 3\u206299.", Sources: []string{"399 kr"}},
+	{Answer: "Premium costs ④⑨⑨ kr, ➍➒➒, ⑷⑼⑼.", Sources: []string{"499 kr"}},
+	{Answer: "CDXCIX, ⅭⅮⅩⅭⅨ, 四百九十九, 肆佰玖拾玖.", Sources: []string{"499"}},
+	{Answer: "Steg ④ och Ludvig ⅩⅣ.", Sources: []string{"Steg ④ av ⑤, Ludvig ⅩⅣ"}},
+	{Answer: "&#x34;&#x39;&#x39; kr, &#52;99, 399&nbsp;000, &frac12;, &amp;#52;", Sources: []string{"499 kr"}},
+	{Answer: "It costs 399½ kr, 2¼ h, 1⁄2, 399⅓.", Sources: []string{"399.5 kr", "2.25 h"}},
 }
 
 var (

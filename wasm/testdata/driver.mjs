@@ -4,7 +4,7 @@
 //   node driver.mjs WASM_EXEC_JS GUARDRAIL_WASM GROUNDWIRE_JS CASES_JSON OUT_JSON
 //
 // CASES_JSON: [{answer, sources: [string], deltas: [string]}]
-// OUT_JSON:   {results: [{extract, verify, feeds: [{safe, ok, blocked?}], close}],
+// OUT_JSON:   {results: [{extract, verify, feeds: [{safe, ok, blocked?}], close, clean}],
 //              errors: {name: message thrown}}
 import { createRequire } from "node:module";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -29,6 +29,7 @@ const results = cases.map((c) => {
     verify: groundwire.verify(c.answer, c.sources),
     feeds,
     close: guard.close(),
+    clean: groundwire.clean(c.answer),
   };
 });
 
@@ -44,6 +45,7 @@ const closed = groundwire.newStreamGuard([]);
 closed.close();
 const errors = {
   extractNumber: thrown(() => groundwire.extract(42)),
+  cleanNumber: thrown(() => groundwire.clean(42)),
   verifyNoSources: thrown(() => groundwire.verify("a")),
   verifyBadSources: thrown(() => groundwire.verify("a", ["ok", 1])),
   verifyAnswer: thrown(() => groundwire.verify(null, [])),

@@ -11,6 +11,10 @@
 //  - The final text is checked again with groundwire.verify before it is
 //    rendered with its numbers marked; a number that does not pass is
 //    replaced by the marker, whatever the server said.
+//  - Nothing shows in another order than it was verified: the guard blocks
+//    a format character (a bidi control such as U+202E) in the answer (the
+//    server removes them), and file names and snippets show them as
+//    escapes ("\u202E", see shown), each in a <bdi dir="ltr">.
 
 import { strings, format } from "./i18n.js";
 import { groundwire, load as loadGuard } from "./groundwire.js";
@@ -64,6 +68,15 @@ function t(key) {
     for (const k of key.split(".")) v = v?.[k];
   }
   return v ?? key;
+}
+
+// shown returns s with every format character (Unicode Cf: the bidi
+// controls U+202A–U+202E, U+2066–U+2069, U+200E/F, U+061C, zero-width
+// spaces, …) written as a visible escape ("\\u202E"), so that a file name or
+// snippet shows as it is stored and reorders nothing. Shown in a <bdi
+// dir="ltr">, it cannot reorder what stands next to it either.
+function shown(s) {
+  return String(s ?? "").replace(/\p{Cf}/gu, (c) => `\\u${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
 }
 
 function el(tag, props = {}, ...children) {
@@ -518,6 +531,10 @@ class MessageView {
         console.warn("groundwire: verify failed, using the server's verdict:", err);
       }
     }
+    // Without the guard's offsets the numbers are found by their text: a
+    // format character is shown escaped, and a number that holds one is
+    // then not found (fail closed).
+    if (!offsets) text = shown(text);
     const spans = locate(text, numbers, offsets);
     const parts = [];
     let at = 0;
@@ -526,7 +543,7 @@ class MessageView {
       parts.push(text.slice(at, start));
       if (n.grounded === true) {
         const c = citations[n.citation];
-        const cite = c ? `${c.file}:${c.line} — ${c.snippet}` : "";
+        const cite = c ? shown(`${c.file}:${c.line} — ${c.snippet}`) : "";
         parts.push(el("span", { class: "num", text: text.slice(start, end), dataset: { grounded: "true", state: "grounded", citation: String(n.citation) }, title: format(t("groundedBy"), { cite }) }));
       } else if (n.state === "unverified" && status !== "blocked") {
         // A small count in words that no source states or contradicts:
@@ -548,8 +565,8 @@ class MessageView {
       el(
         "li",
         { class: "citation", "data-testid": "citation", dataset: { index: String(i) } },
-        el("span", { class: "file", text: `${c.file ?? ""}${c.line ? `:${c.line}` : ""}` }),
-        el("q", { class: "snippet", text: String(c.snippet ?? "") }),
+        el("bdi", { class: "file", dir: "ltr", text: shown(`${c.file ?? ""}${c.line ? `:${c.line}` : ""}`) }),
+        el("q", {}, el("bdi", { class: "snippet", dir: "ltr", text: shown(c.snippet) })),
       ),
     );
     this.citations.replaceChildren(...items);
@@ -621,10 +638,10 @@ function locate(text, numbers, offsets) {
     out.push({ start: s, end: s + n.text.length, n });
     from = s + n.text.length;
   }
-  // Without the guard, any digit the server's verdict does not cover is
-  // treated as ungrounded (fail closed).
+  // Without the guard, any numeral (a digit, ④, Ⅻ, ½: Unicode N) the
+  // server's verdict does not cover is treated as ungrounded (fail closed).
   const covered = (i) => out.some((o) => i >= o.start && i < o.end);
-  const re = /\p{Nd}+/gu;
+  const re = /\p{N}+/gu;
   for (const m of text.matchAll(re)) {
     if (!covered(m.index)) out.push({ start: m.index, end: m.index + m[0].length, n: { grounded: false } });
   }

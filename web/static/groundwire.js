@@ -5,6 +5,9 @@
 // on the same global object and turns errors into thrown JS Errors:
 //
 //   groundwire.extract(text)           → [{text, canonical, kind, unit?, start, end}]
+//   groundwire.clean(text)             → text without the format controls that
+//                                        change display (bidi overrides, …), as
+//                                        the server removes them (guardrail.Clean)
 //   groundwire.verify(answer, sources) → {grounded, numbers: [{…number, grounded, citation}]}
 //   groundwire.newStreamGuard(sources) → guard
 //     guard.feed(delta) → {safe, ok, blocked?}   show only `safe`; ok=false: stop
@@ -82,6 +85,7 @@ class StreamGuard {
 }
 
 gw.extract = (text) => parsed(call("extract", text));
+gw.clean = (text) => parsed(call("clean", text));
 gw.verify = (answer, sources) => parsed(call("verify", answer, sources));
 gw.newStreamGuard = (sources) => new StreamGuard(call("newStreamGuard", sources).handle);
 

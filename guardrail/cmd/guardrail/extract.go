@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/groundwire/groundwire/guardrail"
 )
@@ -19,14 +21,18 @@ in order of appearance, one a line:
   KIND<TAB>TEXT<TAB>CANONICAL<TAB>START-END[<TAB>UNIT[/PERIOD]]
 
 KIND is integer, decimal, grouped, percent, date, time, phone, words,
-ordinal, quarter, range (of years), ambiguous or name (letters and digits:
-A380, COVID-19, compared as written); TEXT is the number as written; CANONICAL the form the rule
+ordinal, quarter, range (of years), ambiguous, name (letters and digits:
+A380, COVID-19, compared as written) or unreadable (numerals
+the guard has no reading for, character references such as &#52;, and
+bidi and other format controls: a run blocks unless a snippet has the
+same run, a format control always); TEXT is the number as written; CANONICAL the form the rule
 compares; START-END the byte offsets of TEXT in the input (END exclusive);
 UNIT, present only when a unit or a period is printed with the number, is the
 normalised unit ("SEK" for kr, kronor and :-; "TB"; "day"), PERIOD what it is
 per ("month" for /mån, per month, a month).
 In TEXT and UNIT a backslash, tab, newline and carriage return are written
-\\, \t, \n and \r, so that every number is one line of exactly 4 or 5 fields.
+\\, \t, \n and \r, so that every number is one line of exactly 4 or 5 fields,
+and a format control (U+202E, …) as \u202E, so that none reorders the line.
 
 With -json each line is instead the JSON of the number:
   {"text":…,"canonical":…,"kind":…,"unit":…,"period":…,"start":…,"end":…}
@@ -98,10 +104,25 @@ func formatNumber(n guardrail.Number) string {
 
 var fieldEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
 
-// escapeField makes s safe as one field of a tab-separated line.
+// escapeField makes s safe as one field of a tab-separated line, shown
+// as it is stored: a format character (Cf: a bidi control would show the
+// line in another order) is written as \uXXXX.
 func escapeField(s string) string {
-	if !strings.ContainsAny(s, "\\\t\n\r") {
+	if strings.ContainsAny(s, "\\\t\n\r") {
+		s = fieldEscaper.Replace(s)
+	}
+	if strings.IndexFunc(s, isFormat) < 0 {
 		return s
 	}
-	return fieldEscaper.Replace(s)
+	var b strings.Builder
+	for _, r := range s {
+		if isFormat(r) {
+			fmt.Fprintf(&b, "\\u%04X", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
+
+func isFormat(r rune) bool { return unicode.Is(unicode.Cf, r) }

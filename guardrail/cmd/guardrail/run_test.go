@@ -96,6 +96,10 @@ func TestFormatNumberEscapes(t *testing.T) {
 	if got != want {
 		t.Errorf("formatNumber = %q, want %q", got, want)
 	}
+	u := guardrail.Number{Text: "\u202e399", Canonical: "\u202e", Kind: guardrail.KindUnreadable, Start: 0, End: 6}
+	if got, want := formatNumber(u), "unreadable\t\\u202E399\t\\u202E\t0-6\n"; got != want {
+		t.Errorf("formatNumber = %q, want %q", got, want)
+	}
 	n.Unit, n.Period = 0, 0
 	if got := formatNumber(n); strings.Count(got, "\t") != 3 || strings.Count(got, "\n") != 1 {
 		t.Errorf("formatNumber without unit = %q: want 4 fields on one line", got)
