@@ -80,12 +80,14 @@ type cited struct {
 	source  *guardrail.Source
 }
 
-// name is how the snippet is shown in the text output.
+// name is how the snippet is shown in the text output: its file escaped as
+// a field is (escapeField), so that a bidi control in a file name cannot
+// show the line in another order than it was written.
 func (s cited) name() string {
 	if s.Line > 0 {
-		return s.File + ":" + strconv.Itoa(s.Line)
+		return escapeField(s.File) + ":" + strconv.Itoa(s.Line)
 	}
-	return s.File
+	return escapeField(s.File)
 }
 
 func runCheck(c *command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {

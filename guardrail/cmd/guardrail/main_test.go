@@ -31,3 +31,16 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       *update,
 	})
 }
+
+// TestCitedNameEscaped: a format control in a snippet's file name (a bidi
+// override would show "199 kr" as "rk 991" beside it) is written as \uXXXX
+// in check's text output, as extract writes it.
+func TestCitedNameEscaped(t *testing.T) {
+	c := cited{File: "kb/\u202eprices.md", Line: 3}
+	if got, want := c.name(), `kb/\u202Eprices.md:3`; got != want {
+		t.Errorf("name() = %q, want %q", got, want)
+	}
+	if got, want := (cited{File: "a\tb.md"}).name(), `a\tb.md`; got != want {
+		t.Errorf("name() = %q, want %q", got, want)
+	}
+}
