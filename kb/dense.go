@@ -138,28 +138,41 @@ func unit(v []float32) ([]float32, error) {
 // Base returns the knowledge base searched.
 func (d *Dense) Base() *Base { return d.base }
 
-// Search returns the k best snippets for query (k <= 0: [DefaultK]): the
+// Search returns the k best snippets for query (k <= 0: [DefaultK]), as
+// [Dense.Find] does.
+func (d *Dense) Search(query string, k int) []Hit { return d.Find(query, k).Hits }
+
+// Find returns the k best snippets for query (k <= 0: [DefaultK]): the
 // lexical ranking and the ranking by similarity to the message's vector,
-// each up to the pool's size, fused. Nothing when the lexical search finds
-// nothing; the lexical ranking alone when the message cannot be embedded
-// (Warn is told).
-func (d *Dense) Search(query string, k int) []Hit {
+// each up to the pool's size, fused, with the lexical search's confidence
+// (a similarity has no "nothing relevant" level that holds across models).
+// Nothing when the lexical search finds nothing; the lexical ranking alone
+// when the message cannot be embedded (Warn is told).
+func (d *Dense) Find(query string, k int) Result {
 	if k <= 0 {
 		k = DefaultK
 	}
-	lex := d.base.Search(query, max(k, d.opts.Pool))
-	if len(lex) == 0 {
-		return nil
+	// What is found at all, and how surely, is the lexical search's for k
+	// hits, as without dense retrieval (it may differ for a larger pool).
+	res := d.base.Find(query, k)
+	if len(res.Hits) == 0 {
+		return Result{}
+	}
+	lex := res.Hits
+	if d.opts.Pool > k {
+		lex = d.base.Search(query, d.opts.Pool)
 	}
 	qv, err := d.embedQuery(query)
 	if err != nil {
 		if d.opts.Warn != nil {
 			d.opts.Warn(err)
 		}
-		return lex[:min(k, len(lex))]
+		res.Hits = lex[:min(k, len(lex))]
+		return res
 	}
 	fused := FuseRRF(d.opts.RRFK, lex, d.nearest(qv, max(k, d.opts.Pool)))
-	return fused[:min(k, len(fused))]
+	res.Hits = fused[:min(k, len(fused))]
+	return res
 }
 
 func (d *Dense) embedQuery(query string) ([]float32, error) {

@@ -140,7 +140,23 @@ func (d *DenseRetriever) Search(query string, k int) []Hit {
 	return st.base.Search(query, k)
 }
 
-var _ Retriever = (*DenseRetriever)(nil)
+// Find implements finder: the hits of Search with the lexical search's
+// confidence.
+func (d *DenseRetriever) Find(query string, k int) kb.Result {
+	st := d.cur.Load()
+	switch {
+	case st == nil:
+		return kb.Result{}
+	case st.dense != nil:
+		return st.dense.Find(query, k)
+	}
+	return st.base.Find(query, k)
+}
+
+var (
+	_ Retriever = (*DenseRetriever)(nil)
+	_ finder    = (*DenseRetriever)(nil)
+)
 
 // timeoutEmbedder bounds each call of its inner embedder.
 type timeoutEmbedder struct {

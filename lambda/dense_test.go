@@ -305,3 +305,43 @@ func TestEmbeddingsCacheDamaged(t *testing.T) {
 		t.Errorf("%d texts sent again; want those past the cut only", sent)
 	}
 }
+
+// With dense retrieval on, the answer path still gets the lexical search's
+// confidence: a message the base answers only in part is "low", not taken
+// as "high" because the retriever has no Find of its own.
+func TestDenseRetrieverConfidence(t *testing.T) {
+	base, err := kb.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newEmbeddingsServer(t)
+	d, _ := denseRetriever(t, srv, t.TempDir())
+	if err := d.Load(t.Context(), base); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Dense() {
+		t.Fatal("dense retrieval is off after a good load")
+	}
+	msgs, err := os.ReadFile("../testdata/retrieval.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[kb.Confidence]int{}
+	for line := range strings.SplitSeq(strings.TrimSpace(string(msgs)), "\n") {
+		var m struct {
+			Query string `json:"query"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil || m.Query == "" {
+			continue
+		}
+		want := base.Find(m.Query, 2*3).Confidence
+		_, got := search(d, m.Query, 3, English)
+		if got != want {
+			t.Errorf("%q: confidence %q with dense retrieval, %q from the lexical search", m.Query, got, want)
+		}
+		seen[want]++
+	}
+	if seen[kb.ConfidenceLow] == 0 || seen[kb.ConfidenceHigh] == 0 {
+		t.Errorf("the messages should hold both levels: %v", seen)
+	}
+}
