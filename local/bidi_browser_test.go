@@ -9,30 +9,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-)
 
-// shownOutOfOrder is a script that returns, of the elements matching its
-// selector, the text of each whose characters are not laid out left to
-// right in the order they are stored (each element's text is one line):
-// what a bidi override does.
-const shownOutOfOrder = `((sel) => {
-  const bad = [];
-  for (const e of document.querySelectorAll(sel)) {
-    let last = -Infinity;
-    const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
-    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-      for (let i = 0; i < n.length; i++) {
-        const r = document.createRange();
-        r.setStart(n, i); r.setEnd(n, i + 1);
-        const b = r.getBoundingClientRect();
-        if (b.width === 0) continue;
-        if (b.left < last - 0.5) { bad.push(e.textContent); break; }
-        last = b.left;
-      }
-    }
-  }
-  return bad;
-})`
+	"github.com/groundwire/groundwire/web/webtest"
+)
 
 // TestBrowserBidiShownAsVerified (issue 27): against the real server, a
 // model answer with a right-to-left override around a price and a
@@ -74,7 +53,7 @@ func TestBrowserBidiShownAsVerified(t *testing.T) {
 	if len(files) != 1 || files[0] != wantFile || len(snippets) != 1 || snippets[0] != "Premium costs 199 kr per month." {
 		t.Errorf("citations %q %q, want %q and the snippet", files, snippets, wantFile)
 	}
-	if bad := p.strs(shownOutOfOrder + `(".msg.bot .body, .citation .file, .citation .snippet")`); len(bad) > 0 {
+	if bad := p.strs(webtest.ShownOutOfOrder + `(".msg.bot .body, .citation .file, .citation .snippet")`); len(bad) > 0 {
 		t.Errorf("shown out of order: %q", bad)
 	}
 	if title := p.str(lastBot + `.querySelector(".body .num").title`); controls.MatchString(title) || !strings.Contains(title, `\u202E`) {

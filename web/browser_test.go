@@ -486,29 +486,6 @@ func containsAny(ss []string, sub string) bool {
 	return false
 }
 
-// inOrder is a script that reports, for the elements matching its
-// selector, the text of each whose characters are not shown left to right
-// in the order they are stored (each element's text is one line): what a
-// bidi override does.
-const inOrder = `((sel) => {
-  const bad = [];
-  for (const e of document.querySelectorAll(sel)) {
-    let last = -Infinity;
-    const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
-    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-      for (let i = 0; i < n.length; i++) {
-        const r = document.createRange();
-        r.setStart(n, i); r.setEnd(n, i + 1);
-        const b = r.getBoundingClientRect();
-        if (b.width === 0) continue;
-        if (b.left < last - 0.5) { bad.push(e.textContent); break; }
-        last = b.left;
-      }
-    }
-  }
-  return bad;
-})`
-
 // TestBrowserBidiControls: nothing on the page shows in another order than
 // it was verified (issue 27). An answer with a bidi override is blocked by
 // the page's guard, whatever the server said, and no control reaches the
@@ -547,7 +524,7 @@ func TestBrowserBidiControls(t *testing.T) {
 			t.Errorf("a control in a title: %q", title)
 		}
 	}
-	if bad := webtest.Eval[[]string](t, tab, inOrder+`(".msg.bot .body, .citation .file, .citation .snippet")`); len(bad) > 0 {
+	if bad := webtest.Eval[[]string](t, tab, webtest.ShownOutOfOrder+`(".msg.bot .body, .citation .file, .citation .snippet")`); len(bad) > 0 {
 		t.Errorf("shown out of order: %q", bad)
 	}
 	webtest.Screenshot(t, tab, "bidi")

@@ -221,3 +221,26 @@ func WaitForWithin(t testing.TB, tab context.Context, js string, limit time.Dura
 		t.Fatalf("waiting for %s: %v\nconsole errors: %q", js, err, ConsoleErrors(tab))
 	}
 }
+
+// ShownOutOfOrder is a script that returns, of the elements matching its
+// selector (call it with one), the text of each whose characters are not
+// laid out left to right in the order they are stored (each element's text
+// is one line): what a bidi override does.
+const ShownOutOfOrder = `((sel) => {
+  const bad = [];
+  for (const e of document.querySelectorAll(sel)) {
+    let last = -Infinity;
+    const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      for (let i = 0; i < n.length; i++) {
+        const r = document.createRange();
+        r.setStart(n, i); r.setEnd(n, i + 1);
+        const b = r.getBoundingClientRect();
+        if (b.width === 0) continue;
+        if (b.left < last - 0.5) { bad.push(e.textContent); break; }
+        last = b.left;
+      }
+    }
+  }
+  return bad;
+})`
