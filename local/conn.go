@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -108,6 +109,7 @@ type client struct {
 	prev     chan struct{} // closed when the last dispatched invocation returns
 	inflight sync.WaitGroup
 	draining atomic.Bool // the server shuts down: frames are no longer dispatched
+	dropped  atomic.Bool // dropped for not reading (see drop)
 
 	opened     time.Time
 	lastActive atomic.Int64 // unix nanoseconds of the last data frame, either way
@@ -202,10 +204,7 @@ func (c *client) deliver(ctx context.Context, data []byte) error {
 		if behind >= slow {
 			pending, bytes := c.pending, c.pendingBytes
 			c.qmu.Unlock()
-			c.s.metrics.dropped.Inc()
-			c.log.Warn("dropping a client that does not read its frames",
-				"behind", behind.Round(time.Millisecond).String(), "frames", pending, "bytes", bytes)
-			c.close(closePolicy, reasonSlow, false)
+			c.drop(closePolicy, "behind", behind.Round(time.Millisecond).String(), "frames", pending, "bytes", bytes)
 			return c.gone()
 		}
 		if c.pending == 0 || (c.pending < sendQueue && c.pendingBytes+len(data) <= sendQueueBytes) {
@@ -361,11 +360,30 @@ func (c *client) write(data []byte) bool {
 }
 
 // fail ends a connection the writer cannot write to: closing the network
-// connection makes the reader return.
+// connection makes the reader return. A write that timed out (its frame
+// waited WriteWait for the client to read) is the slow-client rule
+// found by the writer rather than by a sender: the client is dropped, and
+// counted as such, though no close frame can reach it.
 func (c *client) fail(err error) {
-	c.log.Debug("write failed", "err", err)
-	c.close(0, "", false)
+	if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
+		c.drop(0, "err", err.Error())
+	} else {
+		c.log.Debug("write failed", "err", err)
+		c.close(0, "", false)
+	}
 	c.ws.Close()
+}
+
+// drop closes a client that does not read its frames (code 0: without a
+// close frame), counting and logging it once whichever of the senders and
+// the writer found it first.
+func (c *client) drop(code int, attrs ...any) {
+	if c.dropped.Swap(true) {
+		return
+	}
+	c.s.metrics.dropped.Inc()
+	c.log.Warn("dropping a client that does not read its frames", attrs...)
+	c.close(code, reasonSlow, false)
 }
 
 // finish runs in the writer once close was called: the queued frames (when
