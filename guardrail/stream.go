@@ -28,6 +28,8 @@ type StreamGuard struct {
 	released int // byte offset up to which text was returned
 	numbers  []NumberVerdict
 	policy   Policy
+	settled  int     // numbers whose verdict is final (see settle)
+	d        deriver // derives the ungrounded numbers
 	s        scanner // kept between calls for its buffers
 	blocked  bool
 	closed   bool
@@ -43,7 +45,7 @@ func NewStreamGuard(sources []*Source) *StreamGuard {
 // NewStreamGuard returns a guard for one answer verified against sources
 // under p.
 func (p Policy) NewStreamGuard(sources []*Source) *StreamGuard {
-	return &StreamGuard{sources: sources, policy: p}
+	return &StreamGuard{sources: sources, policy: p, d: deriver{sources: sources, from: -1}}
 }
 
 // Feed appends delta to the answer and returns the text that has become
@@ -80,14 +82,14 @@ func (g *StreamGuard) Blocked() (NumberVerdict, bool) {
 	return first, true
 }
 
-// verdicts adds the numbers the last scan found, with their verdicts, and
-// returns the byte offset where the first that blocks the answer starts, if
-// one does and none did before, or -1.
-func (g *StreamGuard) verdicts() int {
+// verdicts adds the numbers the last scan found, with their verdicts
+// (see settle for what they make of the answer).
+func (g *StreamGuard) verdicts() {
 	s := &g.s
 	s.spans()
 	if fast {
-		return g.quickVerdicts()
+		g.quickVerdicts()
+		return
 	}
 	from := len(g.numbers)
 	for k := range s.toks {
@@ -96,21 +98,15 @@ func (g *StreamGuard) verdicts() int {
 	}
 	nvs := g.numbers[from:]
 	s.setNouns(nvs) // before check, which reads them
-	limit := -1
 	for k := range nvs {
 		nv, t := &nvs[k], &s.toks[k]
 		nv.check(g.sources, attrs{t.unit, t.period})
-		if g.policy.Blocks(nv.State) && !g.blocked {
-			g.blocked = true
-			limit = nv.Start
-		}
 	}
-	return limit
 }
 
 // quickVerdicts is verdicts for the fast path: it fills and grounds the
 // numbers as Verify's fast path does, with the guard's quick index.
-func (g *StreamGuard) quickVerdicts() int {
+func (g *StreamGuard) quickVerdicts() {
 	s := &g.s
 	from, n := len(g.numbers), len(s.toks)
 	if n <= cap(g.numbers)-from {
@@ -128,12 +124,29 @@ func (g *StreamGuard) quickVerdicts() int {
 	if !citeQuick(nvs, g.quickTable()) {
 		g.policy.checkRest(s, nvs, g.sources)
 	}
-	if !g.blocked {
-		for k := range nvs {
-			if nv := &nvs[k]; g.policy.Blocks(nv.State) {
-				g.blocked = true
-				return nv.Start
+}
+
+// settle makes final, in order, the verdicts of the numbers found: an
+// ungrounded number is derived once the text decoded shows the end of its
+// sentence, and its numbers are final up to it (up to read, or all of the
+// text when final). It returns the
+// byte offset where the text safe to show ends for now — where the first
+// number that blocks the answer starts, or the first that waits for its
+// sentence — or -1 when none does.
+func (g *StreamGuard) settle(read int, final bool) int {
+	for ; g.settled < len(g.numbers); g.settled++ {
+		nv := &g.numbers[g.settled]
+		if nv.State == Ungrounded && !g.d.derive(g.f.src, g.numbers, g.settled, read, g.decoded, final) {
+			if g.blocked {
+				return -1
 			}
+			return nv.Start
+		}
+		if g.policy.Blocks(nv.State) && !g.blocked {
+			g.blocked = true
+			g.settled++
+			g.settle(read, final) // the later numbers' verdicts, for Close
+			return nv.Start
 		}
 	}
 	return -1
@@ -159,14 +172,21 @@ func (g *StreamGuard) Text() string { return g.raw.String() }
 func (g *StreamGuard) advance(final bool) string {
 	s := &g.s
 	s.f, s.final, s.prefix, s.toks, s.counts = &g.f, final, 0, s.toks[:0], s.counts[:0]
-	limit := -1 // byte offset where an ungrounded number starts
 	stop, open := s.scan(g.scanned)
 	if len(s.toks) > 0 {
-		limit = g.verdicts()
+		g.verdicts()
 	}
 	g.scanned = stop
+	read := g.decoded // what the numbers found are final up to
+	if open {
+		read = g.f.start(stop)
+	}
+	wasBlocked := g.blocked
+	limit := g.settle(read, final) // where the text safe to show ends, if before
 	end := g.decoded
 	switch {
+	case wasBlocked:
+		return ""
 	case limit >= 0:
 		end = limit
 	case g.blocked:

@@ -128,7 +128,10 @@ func TestStreamGuardBlocks(t *testing.T) {
 	if out, ok := g.Feed("77 kr per month"); !ok || out != "" {
 		t.Fatalf("Feed = %q, %v; want the quantity held (it may still grow)", out, ok)
 	}
-	if out, ok := g.Feed("."); ok || out != "" {
+	if out, ok := g.Feed("."); !ok || out != "" {
+		t.Fatalf("Feed = %q, %v; want the quantity held (the sentence may still say it computes)", out, ok)
+	}
+	if out, ok := g.Feed(" Then"); ok || out != "" {
 		t.Fatalf("Feed = %q, %v; want a block", out, ok)
 	}
 	b, ok := g.Blocked()

@@ -6,7 +6,8 @@ import (
 )
 
 // State is the verdict on one number of an answer. Its text form (String,
-// and so its JSON) is its name: "grounded", "ungrounded", "unverified".
+// and so its JSON) is its name: "grounded", "ungrounded", "unverified",
+// "derived".
 // Like [Kind] it is a small integer that go vet keeps from being written
 // as string(st).
 type State uint16
@@ -20,9 +21,14 @@ const (
 	// no snippet states and none contradicts. It blocks only under
 	// [Strict].
 	Unverified
+	// Derived: no snippet states it, but it is the result of one
+	// operation over quantities of the snippets, which the answer's
+	// sentence says it computes (see derive.go); NumberVerdict.Formula
+	// shows the operation. It blocks only under [Strict].
+	Derived
 )
 
-var stateNames = enumNames{"state", []string{"", "grounded", "ungrounded", "unverified"}}
+var stateNames = enumNames{"state", []string{"", "grounded", "ungrounded", "unverified", "derived"}}
 
 // String returns the state's name ("" for none).
 func (st State) String() string { return stateNames.name(int(st)) }
@@ -43,13 +49,13 @@ type Policy uint8
 const (
 	// Default blocks ungrounded numbers.
 	Default Policy = iota
-	// Strict blocks ungrounded and unverified numbers.
+	// Strict blocks ungrounded, unverified and derived numbers.
 	Strict
 )
 
 // Blocks reports whether a number in state st blocks the answer.
 func (p Policy) Blocks(st State) bool {
-	return st == Ungrounded || st == Unverified && p == Strict
+	return st == Ungrounded || (st == Unverified || st == Derived) && p == Strict
 }
 
 // String returns "default" or "strict".
@@ -100,12 +106,13 @@ func agreeing(as []attrs, want attrs) bool {
 type Source struct {
 	Text    string
 	Numbers []Number
-	index   []indexSlot            // by value: open addressing on keyPrint's hash
-	filter  keyFilter              // of the values, to pass over a source quickly
-	counted map[string][]string    // noun → values the snippet binds to it
-	lower   atomic.Pointer[string] // the text in lower case, for month names and names: made when first asked for (see lowerText)
-	quick   []quickSlot            // the index of Verify's fast path (see quickIndex)
-	keys    []quickSlot            // the slots in quick, for quickTable to merge
+	index   []indexSlot               // by value: open addressing on keyPrint's hash
+	filter  keyFilter                 // of the values, to pass over a source quickly
+	counted map[string][]string       // noun → values the snippet binds to it
+	lower   atomic.Pointer[string]    // the text in lower case, for month names and names: made when first asked for (see lowerText)
+	quick   []quickSlot               // the index of Verify's fast path (see quickIndex)
+	keys    []quickSlot               // the slots in quick, for quickTable to merge
+	ops     atomic.Pointer[[]operand] // the operands of derived numbers: made when first asked for (see operands)
 }
 
 // NewSource extracts the quantities of a snippet and indexes them by value.
@@ -419,8 +426,22 @@ type NumberVerdict struct {
 	// Grounded is State == Grounded.
 	Grounded bool `json:"grounded"`
 	// Citation is the index of the first source that grounds the number,
-	// or -1 when none does.
+	// or -1 when none does; for a derived number, the source of its
+	// first operand.
 	Citation int `json:"citation"`
+	// Derivation is how a derived number is computed (nil for the
+	// others); its fields are the verdict's in JSON.
+	*Derivation
+}
+
+// Derivation is the operation a derived number is the result of.
+type Derivation struct {
+	// Formula is the operation with its operands as printed: "399
+	// kr/month × 12 = 4 788 kr a year".
+	Formula string `json:"formula"`
+	// Operands are the indexes of the sources of the operands, in the
+	// formula's order, each once (a count the answer states has none).
+	Operands []int `json:"operands"`
 }
 
 // Verdict is the verdict on a whole answer. Grounded is true when no number
@@ -543,6 +564,9 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 		if !citeQuick(v.Numbers, s.quickTable(sources, len(v.Numbers))) {
 			v.Grounded = p.checkRest(s, v.Numbers, sources)
 		}
+		if !v.Grounded {
+			v.Grounded = p.deriveAll(answer, v.Numbers, sources)
+		}
 	} else {
 		for k := range v.Numbers {
 			s.fill(&v.Numbers[k].Number, &s.toks[k], answer)
@@ -553,6 +577,9 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 			if nv.check(sources, attrs{t.unit, t.period}); p.Blocks(nv.State) {
 				v.Grounded = false
 			}
+		}
+		if !v.Grounded {
+			v.Grounded = p.deriveAll(answer, v.Numbers, sources)
 		}
 	}
 	s.done()

@@ -1,0 +1,98 @@
+package guardrail
+
+// deriver derives the ungrounded numbers of one answer (see derive.go):
+// the operands of the sources are gathered once, when the first number
+// needs them, and the cues of one sentence are read once for all its
+// numbers.
+type deriver struct {
+	sources  []*Source
+	pool     *pool
+	pooled   bool
+	from, to int // the sentence whose cues are below
+	cues     []cueAt
+}
+
+// deriveAll derives what it can of the ungrounded numbers of the answer
+// text, whose verdicts are nvs, and reports whether no number blocks it
+// under p then.
+func (p Policy) deriveAll(text string, nvs []NumberVerdict, sources []*Source) bool {
+	d := deriver{sources: sources, from: -1}
+	grounded := true
+	for k := range nvs {
+		d.derive(text, nvs, k, len(text), len(text), true)
+		if p.Blocks(nvs[k].State) {
+			grounded = false
+		}
+	}
+	return grounded
+}
+
+// derive makes nvs[k], the verdict on a number of text, Derived when it
+// is ungrounded and one operation gives it. It reports false when that
+// cannot be known yet: the text read so far (up to limit, all of it when
+// final) does not show the end of the number's sentence, whose cues and
+// counts it needs, or the numbers are not final up to it (up to read).
+func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, final bool) bool {
+	nv := &nvs[k]
+	a := attrsOf(&nv.Number)
+	if !derivable(nv, a) {
+		return true
+	}
+	from, to, known := sentenceAt(text, nv.Start, nv.End, limit, final)
+	if !known || to > read && !final {
+		return false
+	}
+	if from != d.from || to != d.to {
+		d.from, d.to, d.cues = from, to, cuesOf(text, from, to)
+	}
+	cs, about := cuesIn(text, d.cues, nv.Start, nv.End)
+	var counts []operand
+	for j := range nvs {
+		o := &nvs[j]
+		if j == k || o.Start < from || o.End > to {
+			continue
+		}
+		if o.Kind == KindPercent {
+			cs |= cuePercent // a percent stated beside the number
+		}
+		if c, ok := operandOf(&o.Number, attrsOf(&o.Number)); ok && (c.count || c.time) {
+			if c.count {
+				c.key.noun = answerNoun(text, o.End)
+			}
+			c.src, c.text = -1, countText(text, &o.Number, c)
+			counts = append(counts, c)
+		}
+	}
+	t, ok := newTarget(nv, a, answerNoun(text, nv.End), cs, about)
+	if !ok {
+		return true
+	}
+	t.counts = counts
+	if !d.pooled {
+		d.pool, d.pooled = newPool(d.sources), true
+	}
+	if d.pool == nil || !d.pool.derive(t) {
+		return true
+	}
+	dv := &Derivation{Formula: t.formula, Operands: []int{}}
+	nv.State, nv.Derivation, nv.Citation = Derived, dv, -1
+	for _, o := range t.operands {
+		if o.src < 0 || contains1(dv.Operands, o.src) {
+			continue
+		}
+		if nv.Citation < 0 {
+			nv.Citation = o.src
+		}
+		dv.Operands = append(dv.Operands, o.src)
+	}
+	return true
+}
+
+func contains1(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
