@@ -1,7 +1,6 @@
 package guardrail
 
 import (
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -140,6 +139,9 @@ func (s *Source) operands() []operand {
 		if o, ok := operandOf(n, a); ok {
 			o.key.noun = noun
 			o.text = countText(s.Text, n, o)
+			if own := (attrs{sc.toks[k].unit, sc.toks[k].period}); a != own {
+				o.text = cellText(o, own)
+			}
 			ops = append(ops, o)
 		}
 	}
@@ -172,12 +174,7 @@ func newPool(sources []*Source) *pool {
 	if len(p.ops) == 0 || len(p.ops) > maxOperands {
 		return nil
 	}
-	slices.SortStableFunc(p.ops, func(a, b operand) int {
-		if c := keyCmp(a.key, b.key); c != 0 {
-			return c
-		}
-		return a.v.cmp(b.v)
-	})
+	sortOperands(p.ops)
 	for i, o := range p.ops {
 		if i == 0 || o.key != p.ops[i-1].key {
 			p.keys = append(p.keys, o.key)
@@ -191,21 +188,45 @@ func newPool(sources []*Source) *pool {
 	return p
 }
 
-func keyCmp(a, b opKey) int {
-	switch {
-	case a.noun != b.noun:
-		return strings.Compare(a.noun, b.noun)
-	case a.unit != b.unit:
-		return int(a.unit) - int(b.unit)
-	case a.period != b.period:
-		return int(a.period) - int(b.period)
-	case a.pct != b.pct:
-		if a.pct {
-			return 1
-		}
-		return -1
+// sortOperands sorts ops by key and value, keeping the order of equals
+// (a merge sort: the pool may hold thousands).
+func sortOperands(ops []operand) {
+	if len(ops) < 2 {
+		return
 	}
-	return 0
+	tmp := make([]operand, len(ops))
+	for w := 1; w < len(ops); w *= 2 {
+		for lo := 0; lo < len(ops)-w; lo += 2 * w {
+			mid, hi := lo+w, min(lo+2*w, len(ops))
+			i, j, k := lo, mid, lo
+			for ; i < mid && j < hi; k++ {
+				if before(&ops[j], &ops[i]) {
+					tmp[k], j = ops[j], j+1
+				} else {
+					tmp[k], i = ops[i], i+1
+				}
+			}
+			k += copy(tmp[k:], ops[i:mid])
+			copy(tmp[k:], ops[j:hi])
+			copy(ops[lo:hi], tmp[lo:hi])
+		}
+	}
+}
+
+// before reports whether a sorts before b: by key, then value.
+func before(a, b *operand) bool {
+	x, y := a.key, b.key
+	switch {
+	case x.noun != y.noun:
+		return x.noun < y.noun
+	case x.unit != y.unit:
+		return x.unit < y.unit
+	case x.period != y.period:
+		return x.period < y.period
+	case x.pct != y.pct:
+		return y.pct
+	}
+	return a.v.cmp(b.v) < 0
 }
 
 // group returns the operands of key k, by value.
@@ -216,13 +237,15 @@ func (p *pool) group(k int) []operand { return p.ops[p.starts[k]:p.starts[k+1]] 
 // comes after).
 func between(g []operand, lo, hi float64) (int, int) {
 	lo, hi = lo-1e-9*abs(lo)-1e-12, hi+1e-9*abs(hi)+1e-12
-	i, _ := slices.BinarySearchFunc(g, lo, func(o operand, x float64) int {
-		if o.f < x {
-			return -1
+	i, j := 0, len(g)
+	for i < j {
+		if m := int(uint(i+j) >> 1); g[m].f < lo {
+			i = m + 1
+		} else {
+			j = m
 		}
-		return 1
-	})
-	j := i
+	}
+	j = i
 	for j < len(g) && g[j].f <= hi {
 		j++
 	}
@@ -246,7 +269,7 @@ type target struct {
 	counts   []operand // the counts the answer states in the sentence
 	probes   int
 	formula  string
-	operands []operand
+	operands []*operand
 }
 
 // derivable reports whether the number of nv, printed with a, is one
@@ -300,26 +323,273 @@ func printedUnit(text, c string) dec {
 	return dec{1, 0}
 }
 
-// try checks a candidate, the exact result n/den from the operands ops,
-// against the target; on a match it records the formula.
-func (t *target) try(n, den dec, formula func() string, ops ...operand) bool {
-	t.probes++
-	if !within(n, den, t.v, t.unit) {
+// op is an operation, as the search tries it: for an operand x and a
+// group g of operands y (see pool.pairs), the exact result n ÷ d of x and
+// y (see result) and its formula (see formula).
+type op uint8
+
+const (
+	opSum     op = iota // x + y
+	opDiff              // x − y
+	opProd              // y × x, x a count or a time
+	opQuot              // y ÷ x, x a count or a time
+	opRatio             // y ÷ x, of one key, as a number with no unit
+	opPctOf             // x % × y
+	opChange            // |y − x| ÷ x as a percent
+	opShare             // y ÷ x as a percent
+	opConvert           // y × from ÷ to
+)
+
+// derive searches the operations the target's cues allow, in order, and
+// reports whether one gives the target.
+func (p *pool) derive(t *target) bool {
+	for _, o := range [...]struct {
+		op   op
+		cues cue // one of them is needed (none: the unit is the cue)
+	}{
+		{opConvert, 0},
+		{opSum, cueTotal},
+		{opDiff, cueDiff},
+		{opProd, cueTotal | cueTimes | cueShare},
+		{opQuot, cueTimes | cueShare},
+		{opRatio, cueTimes},
+		{opPctOf, cuePercent | cueDiff},
+		{opChange, cuePercent | cueDiff},
+		{opShare, cuePercent},
+	} {
+		if (o.cues == 0 || t.cues&o.cues != 0) && p.pairs(t, o.op) {
+			return true
+		}
+		if t.spent() {
+			return false
+		}
+	}
+	return false
+}
+
+// pairs tries op on the target: each operand x it may take first, with
+// the group of operands y it may take second and the range of values
+// where y gives the target. It reports whether a pair does.
+func (p *pool) pairs(t *target, o op) bool {
+	var conv [2]dec
+	switch o {
+	case opProd, opQuot:
+		fs := p.factors(t)
+		for i := range fs {
+			x := &fs[i]
+			for k, key := range p.keys {
+				if !t.byFactor(o, x, key) {
+					continue
+				}
+				lo, hi := t.lo/x.f, t.hi/x.f
+				if o == opQuot {
+					lo, hi = t.lo*x.f, t.hi*x.f
+				}
+				if p.try(t, o, x, k, lo, hi, -1, &conv) {
+					return true
+				}
+			}
+		}
+		return false
+	case opPctOf:
+		if t.key.pct {
+			return false
+		}
+		for k, key := range p.keys {
+			if !key.pct {
+				continue
+			}
+			g := p.group(k)
+			for i := range g {
+				x := &g[i]
+				for k2, key2 := range p.keys {
+					if t.agrees(key2) && p.try(t, o, x, k2, t.lo*100/x.f, t.hi*100/x.f, -1, &conv) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	case opConvert:
+		for k, key := range p.keys {
+			from, to, ok := t.converts(key)
+			if !ok {
+				continue
+			}
+			r := from.float() / to.float()
+			if conv = ([2]dec{from, to}); p.try(t, o, nil, k, t.lo/r, t.hi/r, -1, &conv) {
+				return true
+			}
+		}
 		return false
 	}
-	// A result that is not exact must be printed with two significant
-	// digits at least: "2.2 yards" for 2 metres, not "2 yards".
-	exact := within(n, den, t.v, dec{})
-	if !exact && magnitude(t.v) <= t.unit.e+magnitude(dec{t.unit.c, 0}) {
+	for k, key := range p.keys {
+		switch o {
+		case opSum, opDiff:
+			if !t.agrees(key) || o == opDiff && key.pct && t.cues&cuePoints == 0 {
+				continue
+			}
+		case opRatio:
+			if t.key.unit != 0 || t.key.period != 0 || t.key.pct {
+				return false
+			}
+		case opChange, opShare:
+			if !t.key.pct || t.key.period != 0 || key.pct {
+				return false
+			}
+		}
+		g := p.group(k)
+		for i := range g {
+			x := &g[i]
+			var found bool
+			switch o {
+			case opSum:
+				found = p.try(t, o, x, k, t.lo-x.f, t.hi-x.f, i, &conv)
+			case opDiff:
+				found = p.try(t, o, x, k, x.f-t.hi, x.f-t.lo, i, &conv)
+			case opRatio:
+				found = p.try(t, o, x, k, t.lo*x.f, t.hi*x.f, i, &conv)
+			case opChange:
+				found = p.try(t, o, x, k, x.f*(1+t.lo/100), x.f*(1+t.hi/100), i, &conv) ||
+					p.try(t, o, x, k, x.f*(1-t.hi/100), x.f*(1-t.lo/100), i, &conv)
+			case opShare:
+				found = p.try(t, o, x, k, x.f*t.lo/100, x.f*t.hi/100, i, &conv)
+			}
+			if found {
+				return true
+			}
+			if t.spent() {
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// byFactor reports whether operands of key may be multiplied (opProd) or
+// divided (opQuot) by x to give the target: by a count, keeping their
+// key; by a quantity of time, a rate by its period (399 kr/month × 3
+// months: kr) or an amount by a time (450 kr ÷ 5 days: kr per day).
+func (t *target) byFactor(o op, x *operand, key opKey) bool {
+	switch {
+	case x.count:
+		return t.agrees(key)
+	case !x.time || key.pct || t.key.unit != 0 && t.key.unit != key.unit:
 		return false
+	case o == opProd:
+		return key.period == x.key.unit && t.key.period == 0
 	}
-	eq := " = "
-	if !exact {
-		eq = " ≈ "
+	return key.period == 0 && t.key.period == x.key.unit
+}
+
+// converts returns the factor from ÷ to by which operands of key convert
+// to the target's unit (key's unit to the target's, in the same period)
+// or period (the same unit, per another period).
+func (t *target) converts(key opKey) (from, to dec, ok bool) {
+	if t.key.unit == 0 && t.key.period == 0 || t.key.pct || key.pct {
+		return dec{}, dec{}, false
 	}
-	t.formula = formula() + eq + t.nv.Text
-	t.operands = ops
-	return true
+	switch {
+	case t.key.unit != 0 && key.unit != t.key.unit && key.period == t.key.period:
+		f, tt, ok := convertible(key.unit, t.key.unit)
+		return f.size, tt.size, ok
+	case t.key.period != 0 && key.period != t.key.period && (key.unit == t.key.unit || t.key.unit == 0):
+		f, tt, ok := convertible(key.period, t.key.period)
+		return tt.size, f.size, ok // per f: × the periods' ratio
+	}
+	return dec{}, dec{}, false
+}
+
+// try looks at the operands y of group k whose value lies in [lo, hi],
+// but for the one at index skip, and reports whether op on x and y gives
+// the target exactly as printed; the first that does is the target's
+// derivation.
+func (p *pool) try(t *target, o op, x *operand, k int, lo, hi float64, skip int, conv *[2]dec) bool {
+	g := p.group(k)
+	i, j := between(g, lo, hi)
+	if o == opSum {
+		i = max(i, skip+1) // each pair once
+	}
+	for ; i < j; i++ {
+		y := &g[i]
+		if i == skip || (o == opProd || o == opQuot) && y.src == x.src && y.text == x.text ||
+			o == opDiff && i > skip || o == opRatio && y.v == x.v {
+			continue
+		}
+		t.probes++
+		n, d, ok := result(o, x, y, conv)
+		if !ok || !within(n, d, t.v, t.unit) {
+			continue
+		}
+		// A result that is not exact must be printed with two
+		// significant digits at least: "2.2 yards" for 2 metres, not
+		// "2 yards".
+		exact := within(n, d, t.v, dec{})
+		if !exact && magnitude(t.v) <= t.unit.e {
+			continue
+		}
+		eq := " = "
+		if !exact {
+			eq = " ≈ "
+		}
+		t.formula = formula(o, x, y, conv) + eq + t.nv.Text
+		t.operands = []*operand{x, y}
+		if o == opConvert {
+			t.operands = t.operands[1:]
+		}
+		return true
+	}
+	return false
+}
+
+// result returns the exact value of op on x and y as n ÷ d.
+func result(o op, x, y *operand, conv *[2]dec) (n, d dec, ok bool) {
+	d, ok = one, true
+	switch o {
+	case opSum:
+		n, ok = x.v.add(y.v)
+	case opDiff:
+		n, ok = x.v.sub(y.v)
+	case opProd:
+		n, ok = y.v.mul(x.v)
+	case opQuot, opRatio:
+		n, d = y.v, x.v
+	case opPctOf:
+		n, ok = x.v.mul(y.v)
+		d = hundred
+	case opChange:
+		var diff dec
+		if diff, ok = y.v.sub(x.v); ok {
+			n, ok = diff.abs().mul(hundred)
+		}
+		d = x.v
+	case opShare:
+		n, ok = y.v.mul(hundred)
+		d = x.v
+	case opConvert:
+		n, ok = y.v.mul(conv[0])
+		d = conv[1]
+	}
+	return n, d, ok
+}
+
+// formula writes op on x and y with the operands as printed.
+func formula(o op, x, y *operand, conv *[2]dec) string {
+	switch o {
+	case opSum:
+		return x.text + " + " + y.text
+	case opDiff:
+		return x.text + " − " + y.text
+	case opProd:
+		return y.text + " × " + x.text
+	case opPctOf:
+		return x.text + " × " + y.text
+	case opChange:
+		return "(" + y.text + " − " + x.text + ") ÷ " + x.text
+	case opConvert:
+		return y.text + factorText(conv[0], conv[1])
+	}
+	return y.text + " ÷ " + x.text
 }
 
 // spent reports whether the target has used its probes.
@@ -332,67 +602,6 @@ func (t *target) agrees(k opKey) bool {
 		k.noun == t.key.noun
 }
 
-// derive searches the operations in order and reports whether one gives
-// the target.
-func (p *pool) derive(t *target) bool {
-	return p.convert(t) ||
-		t.cues&cueTotal != 0 && p.sum(t) ||
-		t.cues&cueDiff != 0 && p.difference(t) ||
-		t.cues&(cueTotal|cueTimes|cueShare) != 0 && p.product(t) ||
-		t.cues&(cueTimes|cueShare) != 0 && p.quotient(t) ||
-		t.cues&cueTimes != 0 && p.ratio(t) ||
-		t.cues&(cuePercent|cueDiff) != 0 && p.percent(t)
-}
-
-// sum: a + b, two operands of one key.
-func (p *pool) sum(t *target) bool {
-	for k, key := range p.keys {
-		if !t.agrees(key) {
-			continue
-		}
-		g := p.group(k)
-		for i := range g {
-			a := g[i]
-			lo, hi := between(g, t.lo-a.f, t.hi-a.f)
-			for j := max(lo, i+1); j < hi; j++ {
-				b := g[j]
-				if n, ok := a.v.add(b.v); ok && t.try(n, one, func() string { return a.text + " + " + b.text }, a, b) {
-					return true
-				}
-			}
-			if t.spent() {
-				return false
-			}
-		}
-	}
-	return false
-}
-
-// difference: a − b, two operands of one key; of two percents only when
-// the sentence says it counts in points ("percentage points").
-func (p *pool) difference(t *target) bool {
-	for k, key := range p.keys {
-		if !t.agrees(key) || key.pct && t.cues&cuePoints == 0 {
-			continue
-		}
-		g := p.group(k)
-		for i := range g {
-			a := g[i]
-			lo, hi := between(g, a.f-t.hi, a.f-t.lo)
-			for j := lo; j < hi && j < i; j++ {
-				b := g[j]
-				if n, ok := a.v.sub(b.v); ok && t.try(n, one, func() string { return a.text + " − " + b.text }, a, b) {
-					return true
-				}
-			}
-			if t.spent() {
-				return false
-			}
-		}
-	}
-	return false
-}
-
 // factors returns the counts and quantities of time the target may be
 // multiplied or divided by: the answer's (first: what the sentence
 // counts), then the snippets'.
@@ -400,221 +609,7 @@ func (p *pool) factors(t *target) []operand {
 	if len(t.counts) == 0 {
 		return p.counts
 	}
-	return append(slices.Clip(t.counts), p.counts...)
-}
-
-// product: a × k, a quantity by a count (of the quantity's key), or a rate
-// by a quantity of its period (399 kr/month × 3 months: kr).
-func (p *pool) product(t *target) bool {
-	for _, c := range p.factors(t) {
-		for k, key := range p.keys {
-			switch {
-			case c.count && t.agrees(key):
-			case c.time && key.period == c.key.unit && !key.pct && t.key.period == 0 && (t.key.unit == 0 || t.key.unit == key.unit):
-			default:
-				continue
-			}
-			g := p.group(k)
-			lo, hi := between(g, t.lo/c.f, t.hi/c.f)
-			for j := lo; j < hi; j++ {
-				a := g[j]
-				if a.src == c.src && a.text == c.text {
-					continue // a count times itself
-				}
-				if n, ok := a.v.mul(c.v); ok && t.try(n, one, func() string { return a.text + " × " + c.text }, a, c) {
-					return true
-				}
-			}
-			if t.spent() {
-				return false
-			}
-		}
-	}
-	return false
-}
-
-// quotient: a ÷ k, a quantity by a count, or by a quantity of time (450
-// kr ÷ 5 days: kr per day).
-func (p *pool) quotient(t *target) bool {
-	for _, c := range p.factors(t) {
-		for k, key := range p.keys {
-			switch {
-			case c.count && t.agrees(key):
-			case c.time && key.period == 0 && !key.pct && t.key.period == c.key.unit && (t.key.unit == 0 || t.key.unit == key.unit):
-			default:
-				continue
-			}
-			g := p.group(k)
-			lo, hi := between(g, t.lo*c.f, t.hi*c.f)
-			for j := lo; j < hi; j++ {
-				a := g[j]
-				if a.src == c.src && a.text == c.text {
-					continue
-				}
-				if t.try(a.v, c.v, func() string { return a.text + " ÷ " + c.text }, a, c) {
-					return true
-				}
-			}
-			if t.spent() {
-				return false
-			}
-		}
-	}
-	return false
-}
-
-// ratio: a ÷ b, two operands of one key, as a number with no unit ("2.5
-// times").
-func (p *pool) ratio(t *target) bool {
-	if t.key.unit != 0 || t.key.period != 0 || t.key.pct {
-		return false
-	}
-	for k := range p.keys {
-		g := p.group(k)
-		for i := range g {
-			b := g[i]
-			lo, hi := between(g, t.lo*b.f, t.hi*b.f)
-			for j := lo; j < hi; j++ {
-				a := g[j]
-				if a.v == b.v {
-					continue // (1: no ratio)
-				}
-				if t.try(a.v, b.v, func() string { return a.text + " ÷ " + b.text }, a, b) {
-					return true
-				}
-			}
-			if t.spent() {
-				return false
-			}
-		}
-	}
-	return false
-}
-
-// percent: a percentage p % × b of a quantity (for a target that is no
-// percent); a percent change (b − a) ÷ a or a share b ÷ a of two operands
-// of one key (for a target that is).
-func (p *pool) percent(t *target) bool {
-	if !t.key.pct {
-		return p.percentOf(t)
-	}
-	if t.key.period != 0 {
-		return false
-	}
-	for k, key := range p.keys {
-		if key.pct {
-			continue
-		}
-		g := p.group(k)
-		for i := range g {
-			a := g[i]
-			change := func(lo, hi float64) bool {
-				l, h := between(g, lo, hi)
-				for j := l; j < h; j++ {
-					if j == i {
-						continue
-					}
-					b := g[j]
-					d, ok1 := b.v.sub(a.v)
-					n, ok2 := d.abs().mul(hundred)
-					if ok1 && ok2 && t.try(n, a.v, func() string { return "(" + b.text + " − " + a.text + ") ÷ " + a.text }, b, a) {
-						return true
-					}
-				}
-				return false
-			}
-			if change(a.f*(1+t.lo/100), a.f*(1+t.hi/100)) || change(a.f*(1-t.hi/100), a.f*(1-t.lo/100)) {
-				return true
-			}
-			if t.cues&cuePercent != 0 {
-				l, h := between(g, a.f*t.lo/100, a.f*t.hi/100)
-				for j := l; j < h; j++ {
-					if j == i {
-						continue
-					}
-					b := g[j]
-					if n, ok := b.v.mul(hundred); ok && t.try(n, a.v, func() string { return b.text + " ÷ " + a.text }, b, a) {
-						return true
-					}
-				}
-			}
-			if t.spent() {
-				return false
-			}
-		}
-	}
-	return false
-}
-
-// percentOf: p % × b.
-func (p *pool) percentOf(t *target) bool {
-	for k, key := range p.keys {
-		if !key.pct {
-			continue
-		}
-		for _, pc := range p.group(k) {
-			for k2, key2 := range p.keys {
-				if !t.agrees(key2) {
-					continue
-				}
-				g := p.group(k2)
-				lo, hi := between(g, t.lo*100/pc.f, t.hi*100/pc.f)
-				for j := lo; j < hi; j++ {
-					b := g[j]
-					if n, ok := pc.v.mul(b.v); ok && t.try(n, hundred, func() string { return pc.text + " × " + b.text }, pc, b) {
-						return true
-					}
-				}
-				if t.spent() {
-					return false
-				}
-			}
-		}
-	}
-	return false
-}
-
-// convert: a quantity written in another unit, or a rate per another
-// period, of the same dimension.
-func (p *pool) convert(t *target) bool {
-	if t.key.unit == 0 && t.key.period == 0 || t.key.pct {
-		return false
-	}
-	for k, key := range p.keys {
-		if key.pct {
-			continue
-		}
-		var from, to scale
-		switch {
-		case t.key.unit != 0 && key.unit != t.key.unit && key.period == t.key.period:
-			f, tt, ok := convertible(key.unit, t.key.unit)
-			if !ok {
-				continue
-			}
-			from, to = f, tt // value × from ÷ to
-		case t.key.period != 0 && key.period != t.key.period && (key.unit == t.key.unit || t.key.unit == 0):
-			f, tt, ok := convertible(key.period, t.key.period)
-			if !ok {
-				continue
-			}
-			from, to = tt, f // per from: value × to ÷ from
-		default:
-			continue
-		}
-		g := p.group(k)
-		r := from.size.float() / to.size.float()
-		lo, hi := between(g, t.lo/r, t.hi/r)
-		for j := lo; j < hi; j++ {
-			a := g[j]
-			if n, ok := a.v.mul(from.size); ok && t.try(n, to.size, func() string { return a.text + factorText(from.size, to.size) }, a) {
-				return true
-			}
-		}
-		if t.spent() {
-			return false
-		}
-	}
-	return false
+	return append(t.counts[:len(t.counts):len(t.counts)], p.counts...)
 }
 
 // factorText writes the factor n ÷ d of a conversion: " × 12", " ÷ 1000",
@@ -665,7 +660,7 @@ func answerNoun(text string, end int) string {
 // formula: a count with the word after it, the noun it counts ("6
 // members", "tre personer"); the others as printed.
 func countText(text string, n *Number, o operand) string {
-	if !o.count || o.key.noun == "" || n.End >= len(text) || text[n.End] != ' ' {
+	if !o.count || o.key.noun == "" || o.key.unit != 0 || n.End >= len(text) || text[n.End] != ' ' {
 		return o.text
 	}
 	i := n.End + 1
@@ -681,4 +676,21 @@ func countText(text string, n *Number, o operand) string {
 		return o.text
 	}
 	return o.text + " " + text[i:j]
+}
+
+// cellText is the text of an operand read from a table cell whose column
+// gives it a unit or period it does not print (own): with them, by name
+// ("399 kr/month" for "399 kr" under "Monthly price").
+func cellText(o operand, own attrs) string {
+	t := o.text
+	if o.key.pct && !strings.HasSuffix(t, "%") {
+		t += " %"
+	}
+	if o.key.unit != 0 && own.unit == 0 {
+		t += " " + Unit(o.key.unit).String()
+	}
+	if o.key.period != 0 && own.period == 0 {
+		t += "/" + Unit(o.key.period).String()
+	}
+	return t
 }

@@ -3,7 +3,6 @@ package guardrail
 import (
 	"math/bits"
 	"strconv"
-	"strings"
 )
 
 // dec is an exact decimal, c × 10^e, for the arithmetic of derived numbers
@@ -252,13 +251,12 @@ func quo(n, d dec) (dec, bool) {
 func (d dec) String() string {
 	neg := d.c < 0
 	digits := strconv.FormatInt(d.abs().c, 10)
-	switch {
-	case d.e > 0:
-		digits += strings.Repeat("0", int(d.e))
-	case d.e < 0:
-		k := int(-d.e)
-		if len(digits) <= k {
-			digits = strings.Repeat("0", k-len(digits)+1) + digits
+	for e := d.e; e > 0; e-- {
+		digits += "0"
+	}
+	if k := int(-d.e); k > 0 {
+		for len(digits) <= k {
+			digits = "0" + digits
 		}
 		digits = digits[:len(digits)-k] + "." + digits[len(digits)-k:]
 	}

@@ -563,14 +563,18 @@ func (r *run) release() {
 }
 
 // numbers converts a verdict to the protocol's number verdicts (never nil).
-// An ungrounded number is withheld: its text and canonical form are empty,
-// so it never reaches the client, not even in a structured field.
+// A number that blocks is withheld: its text, canonical form and formula
+// are empty, so it never reaches the client, not even in a structured
+// field.
 func numbers(v guardrail.Verdict, policy guardrail.Policy) []NumberVerdict {
 	out := make([]NumberVerdict, 0, len(v.Numbers))
 	for _, n := range v.Numbers {
 		nv := NumberVerdict{Kind: n.Kind.String(), State: n.State.String(), Grounded: n.Grounded, Citation: n.Citation}
 		if !policy.Blocks(n.State) {
 			nv.Text, nv.Canonical = n.Text, n.Canonical
+			if n.Derivation != nil {
+				nv.Formula, nv.Operands = n.Formula, n.Operands
+			}
 		}
 		out = append(out, nv)
 	}

@@ -63,11 +63,17 @@ type NumberVerdict struct {
 	Text      string `json:"text"`
 	Canonical string `json:"canonical"`
 	Kind      string `json:"kind"`
-	// State is "grounded", "ungrounded" or "unverified" (a small count
-	// written as a word that no snippet states or contradicts).
+	// State is "grounded", "ungrounded", "unverified" (a small count
+	// written as a word that no snippet states or contradicts) or
+	// "derived" (one shown operation over cited quantities: Formula).
 	State    string `json:"state"`
 	Grounded bool   `json:"grounded"`
 	Citation int    `json:"citation"`
+	// Formula and Operands are a derived number's operation ("399
+	// kr/month × 12 = 4 788 kr a year") and the citations of its
+	// operands.
+	Formula  string `json:"formula,omitempty"`
+	Operands []int  `json:"operands,omitempty"`
 }
 
 // SourcesFrame is sent before streaming: the snippets the answer is checked

@@ -756,3 +756,33 @@ func fetchEncoding(t *testing.T, tab context.Context) string {
 	}
 	return enc
 }
+
+// 11. A derived number (issue 26) is shown with its arithmetic: marked
+// derived, the formula in its title and in a line under the answer; the
+// page's own WASM guard derives it as the server did.
+func TestBrowserDerived(t *testing.T) {
+	p := openPage(t)
+	p.ask("$say Premium costs 399 kr/month or 4 788 kr a year.")
+	if s := p.status(); s != "verified" {
+		t.Fatalf("status %q, want verified; body %q", s, p.body())
+	}
+	const formula = "399 kr/month × 12 = 4 788 kr a year"
+	nums := webtest.Eval[[][]string](t, p.tab, `[...`+lastBot+`.querySelectorAll(".body .num")].map(n => [n.textContent, n.dataset.grounded, n.title])`)
+	found := false
+	for _, n := range nums {
+		if n[0] == "4 788 kr a year" {
+			found = true
+			if n[1] != "derived" || !strings.Contains(n[2], formula) {
+				t.Errorf("4 788 kr a year shown as %q", n)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("4 788 kr a year is not marked: %q", nums)
+	}
+	lines := p.strs(`[...` + lastBot + `.querySelectorAll(".formulas li")].map(l => l.textContent)`)
+	if len(lines) != 2 || lines[1] != formula || p.str(lastBot+`.querySelector(".formulas").hidden ? "hidden" : "shown"`) != "shown" {
+		t.Errorf("formula lines %q", lines)
+	}
+	p.screenshot("derived")
+}

@@ -109,6 +109,19 @@ func (e *enc) numberVerdict(nv guardrail.NumberVerdict) {
 	e.boolean(nv.Grounded)
 	e.key("citation", false)
 	e.integer(nv.Citation)
+	if d := nv.Derivation; d != nil {
+		e.key("formula", false)
+		e.str(d.Formula)
+		e.key("operands", false)
+		e.b = append(e.b, '[')
+		for i, o := range d.Operands {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.integer(o)
+		}
+		e.b = append(e.b, ']')
+	}
 	e.b = append(e.b, '}')
 }
 

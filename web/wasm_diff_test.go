@@ -231,6 +231,16 @@ var handCases = []diffCase{
 	{Answer: "Steg ④ och Ludvig ⅩⅣ.", Sources: []string{"Steg ④ av ⑤, Ludvig ⅩⅣ"}},
 	{Answer: "&#x34;&#x39;&#x39; kr, &#52;99, 399&nbsp;000, &frac12;, &amp;#52;", Sources: []string{"499 kr"}},
 	{Answer: "It costs 399½ kr, 2¼ h, 1⁄2, 399⅓.", Sources: []string{"399.5 kr", "2.25 h"}},
+	// Issue 26: derived numbers, with their formulas, and near misses.
+	{Answer: "Premium costs 399 kr/month or 4 788 kr a year.", Sources: []string{"- Premium: 399 kr/month"}},
+	{Answer: "Premium costs 399 kr/month or 4 789 kr a year.", Sources: []string{"- Premium: 399 kr/month"}},
+	{Answer: "Family costs 150 kr more than Premium per month.", Sources: []string{"- Premium: 399 kr/month", "- Family: 549 kr/month"}},
+	{Answer: "For three users, Business costs 387 kr a month in total.", Sources: []string{"- Business: 129 kr/month per user (minimum 3 users)"}},
+	{Answer: "Tipsar du tre vänner får du sammanlagt 150 GB.", Sources: []string{"Tipsa en vän så får ni båda 50 GB extra lagring gratis."}},
+	{Answer: "Family costs about 38% more than Premium, roughly 6 600 kr a year.", Sources: []string{"Premium 399 kr/month, Family 549 kr/month."}},
+	{Answer: "Shared by 6 members, that is about 92 kr each.", Sources: []string{"Family: 549 kr/month (up to 6 members)"}},
+	{Answer: "That is 2 000 GB, or 12.5 MB/s.", Sources: []string{"2 TB of storage at 100 Mbit/s."}},
+	{Answer: "Premium costs 4 800 kr a year.", Sources: []string{"Premium: 399 kr/month"}},
 }
 
 var (

@@ -368,11 +368,14 @@ class MessageView {
     this.citationsWrap = el("details", { class: "sources", hidden: true }, el("summary", { text: t("sources") }), this.citations);
     this.citationsWrap.open = true;
     this.extras = el("div", { class: "extras" });
+    // The arithmetic of the derived numbers, one line each, under the answer.
+    this.formulas = el("ul", { class: "formulas", "data-testid": "formulas", hidden: true });
     this.root = el(
       "li",
       { class: "msg bot", dataset: { id, role: "assistant" } },
       el("span", { class: "who", text: t("bot") }),
       this.body,
+      this.formulas,
       this.statusEl,
       this.citationsWrap,
       this.extras,
@@ -382,6 +385,8 @@ class MessageView {
 
   relabel() {
     this.root.querySelector(".who").textContent = t("bot");
+    const label = this.formulas.querySelector(".formulas-label");
+    if (label) label.textContent = t("computed");
     this.citationsWrap.querySelector("summary").textContent = t("sources");
     for (const m of this.body.querySelectorAll(".marker")) m.textContent = t("marker");
     this.renderStatus();
@@ -519,7 +524,9 @@ class MessageView {
   // verdict is computed here with the WASM guard when it is loaded; without
   // it, the server's verdict (resp.numbers) is used. Ungrounded numbers are
   // replaced by the marker; unverified ones (small counts in words) are
-  // shown marked as not checked.
+  // shown marked as not checked; derived ones (one operation over cited
+  // numbers) with their formula, in the title and in a line under the
+  // answer.
   renderFinal(text, citations, serverNumbers, status) {
     let numbers = serverNumbers;
     let offsets = false;
@@ -537,6 +544,7 @@ class MessageView {
     if (!offsets) text = shown(text);
     const spans = locate(text, numbers, offsets);
     const parts = [];
+    const formulas = [];
     let at = 0;
     for (const { start, end, n } of spans) {
       if (start < at) continue;
@@ -545,6 +553,11 @@ class MessageView {
         const c = citations[n.citation];
         const cite = c ? shown(`${c.file}:${c.line} — ${c.snippet}`) : "";
         parts.push(el("span", { class: "num", text: text.slice(start, end), dataset: { grounded: "true", state: "grounded", citation: String(n.citation) }, title: format(t("groundedBy"), { cite }) }));
+      } else if (n.state === "derived" && typeof n.formula === "string" && status !== "blocked") {
+        // Computed from cited numbers: shown with its arithmetic.
+        const formula = shown(n.formula);
+        formulas.push(el("li", { class: "formula", dataset: { citation: String(n.citation) } }, el("bdi", { dir: "ltr", text: formula })));
+        parts.push(el("span", { class: "num", text: text.slice(start, end), dataset: { grounded: "derived", state: "derived", citation: String(n.citation) }, title: format(t("derived"), { formula }) }));
       } else if (n.state === "unverified" && status !== "blocked") {
         // A small count in words that no source states or contradicts:
         // shown, marked as not checked (the strict policy blocks it).
@@ -558,6 +571,9 @@ class MessageView {
     // Fail closed: with no verdict at all, digits in the text are not shown.
     this.body.replaceChildren(...parts.filter((p) => p !== ""));
     this.body.removeAttribute("aria-busy");
+    if (formulas.length > 0) formulas.unshift(el("li", { class: "formulas-label", text: t("computed") }));
+    this.formulas.replaceChildren(...formulas);
+    this.formulas.hidden = formulas.length === 0;
   }
 
   renderCitations(citations) {

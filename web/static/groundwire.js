@@ -8,7 +8,8 @@
 //   groundwire.clean(text)             → text without the format controls that
 //                                        change display (bidi overrides, …), as
 //                                        the server removes them (guardrail.Clean)
-//   groundwire.verify(answer, sources) → {grounded, numbers: [{…number, grounded, citation}]}
+//   groundwire.verify(answer, sources) → {grounded, numbers: [{…number, state, grounded, citation,
+//                                        formula?, operands?}]}  (a derived number has formula, operands)
 //   groundwire.newStreamGuard(sources) → guard
 //     guard.feed(delta) → {safe, ok, blocked?}   show only `safe`; ok=false: stop
 //     guard.close()     → {safe, verdict}        decide what is held; frees the guard

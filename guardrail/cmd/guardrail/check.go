@@ -25,7 +25,10 @@ must be stated by at least one snippet: the same value, and where both print
 a unit or a period, the same one. A small count written as a word ("two
 companies") that no snippet states or contradicts is "unverified": it blocks
 only with -strict; so is a name whose letters a snippet names alone
-("COVID-19" against "COVID").
+("COVID-19" against "COVID"). A number no snippet states that one shown
+operation over the snippets' quantities gives, where its sentence says it
+computes ("4 788 kr a year" from "399 kr/month"; "150 kr more than" from 549
+kr and 399 kr), is "derived": it blocks only with -strict too.
 Otherwise the answer is blocked.
 
 The snippets are either files, each -source FILE one snippet (its whole text),
@@ -36,18 +39,23 @@ nothing leaves no snippet: an answer with numbers is then blocked.
 Prints the verdict, "grounded" or "blocked", then one line per number of the
 answer, in order:
 
-  STATUS<TAB>TEXT<TAB>CANONICAL<TAB>SOURCE
+  STATUS<TAB>TEXT<TAB>CANONICAL<TAB>SOURCE[<TAB>FORMULA]
 
-STATUS is "grounded", "unverified" or "NOT GROUNDED"; SOURCE is the first snippet that
-grounds the number, -source FILE or kb FILE:LINE, or "-". TEXT is escaped as
-in "guardrail extract".
+STATUS is "grounded", "derived", "unverified" or "NOT GROUNDED"; SOURCE is the
+first snippet that grounds the number (of a derived one: that of its first
+operand), -source FILE or kb FILE:LINE, or "-"; FORMULA, on a derived
+number's line only, is its arithmetic ("399 kr/month × 12 = 4 788 kr a
+year"). TEXT and FORMULA are escaped as in "guardrail extract".
 
 With -json the output is one JSON object:
   {"verdict":"grounded"|"blocked","grounded":bool,
    "sources":[{"file":…},…],     (-query: {"file":…,"line":…,"snippet":…})
    "confidence":"high"|"low",    (-query, when something was found)
-   "numbers":[{"text","canonical","kind","unit","period","start","end","state","grounded","citation"},…]}
-where "citation" is the index in "sources" of the grounding snippet, or -1.
+   "numbers":[{"text","canonical","kind","unit","period","start","end","state","grounded","citation",
+               "formula","operands"},…]}
+where "citation" is the index in "sources" of the grounding snippet, or -1;
+a derived number adds "formula" and "operands", the indexes in "sources" of
+its operands' snippets.
 
 Exit status: 0 grounded, 1 blocked, 2 usage error, unreadable file or
 knowledge base.
@@ -98,7 +106,7 @@ func runCheck(c *command, args []string, stdin io.Reader, stdout, stderr io.Writ
 	fs.StringVar(&opt.kbDir, "kb", "", "with -query: the knowledge base is the markdown files under `DIR` (default: the embedded one)")
 	fs.IntVar(&opt.k, "k", 0, "with -query: use the top `N` hits (0: the kb default, 3)")
 	fs.BoolVar(&opt.json, "json", false, "print the verdict as one JSON object")
-	fs.BoolVar(&opt.strict, "strict", false, "strict policy: unverified numbers (small counts in words) block too")
+	fs.BoolVar(&opt.strict, "strict", false, "strict policy: unverified numbers (small counts in words) and derived ones block too")
 	if code, done := parseFlags(c, fs, args, stdout, stderr); done {
 		return code
 	}
@@ -221,8 +229,14 @@ func writeCheckText(w *bufio.Writer, v guardrail.Verdict, sources []cited) {
 			status, src = "grounded", sources[n.Citation].name()
 		case guardrail.Unverified:
 			status = "unverified"
+		case guardrail.Derived:
+			status, src = "derived", sources[n.Citation].name()
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", status, escapeField(n.Text), escapeField(n.Canonical), escapeField(src))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s", status, escapeField(n.Text), escapeField(n.Canonical), escapeField(src))
+		if n.Derivation != nil {
+			fmt.Fprintf(w, "\t%s", escapeField(n.Formula))
+		}
+		w.WriteByte('\n')
 	}
 }
 
