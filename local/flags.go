@@ -135,7 +135,7 @@ var flagGroups = []struct {
 		{"embeddings-timeout", "DURATION", "bound of embedding one message; past it, or on any failure, the message is searched lexically"},
 		{"token-delay", "RANGE", "mock model's delay per token: a range (20ms-80ms), one duration, or 0"},
 		{"mode", "MODE", "hold (verify while streaming) or after (stream, then verify)"},
-		{"policy", "POLICY", "default (small counts in words that no source states or contradicts pass as unverified) or strict (they block)"},
+		{"policy", "POLICY", "default (small counts in words that no source states or contradicts pass as unverified, numbers one shown operation over cited ones gives as derived) or strict (they block)"},
 		{"hallucination-rate", "P", "probability (0-1) that the mock model changes the numbers it says"},
 		{"seed", "N", "seed of the mock model"},
 		{"suggestion-window", "DURATION", "how long an action suggestion can be confirmed"},
