@@ -1,6 +1,8 @@
 package guardrail
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -103,9 +105,35 @@ func sameVerdict(a, b Verdict) bool {
 	for k := range a.Numbers {
 		x, y := a.Numbers[k], b.Numbers[k]
 		if x.Text != y.Text || x.State != y.State || x.Citation != y.Citation || (x.Derivation == nil) != (y.Derivation == nil) ||
-			x.Derivation != nil && (x.Formula != y.Formula || strings.Trim(strings.Join(strings.Fields(strings.Repeat(" ", 0)), ""), "") != "") {
+			x.Derivation != nil && (x.Formula != y.Formula || !slices.Equal(x.Operands, y.Operands)) {
 			return false
 		}
 	}
 	return true
+}
+
+// TestDeriveCap: the search takes at most maxOperands quantities of the
+// snippets; with more it derives nothing (fail closed), and what it would
+// derive under the cap it derives.
+func TestDeriveCap(t *testing.T) {
+	filler := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString("Item costs ")
+			b.WriteString(strconv.Itoa(1000 + i))
+			b.WriteString(" GB. ")
+		}
+		return b.String()
+	}
+	const answer = "Premium costs 4 788 kr a year."
+	for _, c := range []struct {
+		extra int
+		want  State
+	}{{maxOperands - 1, Derived}, {maxOperands, Ungrounded}} {
+		srcs := NewSources([]string{"Premium: 399 kr/month", filler(c.extra)})
+		v := Verify(answer, srcs)
+		if len(v.Numbers) != 1 || v.Numbers[0].State != c.want {
+			t.Errorf("with %d quantities besides: %+v, want %s", c.extra+1, v.Numbers, c.want)
+		}
+	}
 }
