@@ -631,7 +631,10 @@ const keepSockets = `(() => {
 // cancelled; frames about ids the page has never seen (answers, errors)
 // break nothing.
 func TestBrowserSupersededAndUnknownIDs(t *testing.T) {
-	p := openPageScript(t, keepSockets)
+	// Tokens slow enough that the first answer cannot be over before the
+	// second message reaches the server, on a loaded machine too (at the
+	// page's usual pace it was, now and then: the test then failed).
+	p := openPageScript(t, keepSockets, func(c *config) { c.TokenDelay = delayRange{150 * time.Millisecond, 200 * time.Millisecond} })
 
 	// Two messages in the same tick: the first is superseded at once.
 	webtest.Eval[bool](t, p.tab, `(() => {

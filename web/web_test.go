@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"log/slog"
 	"net/http"
@@ -273,10 +275,12 @@ func TestNegotiate(t *testing.T) {
 	}
 }
 
-// TestEncodedOnce: a large body is compressed with brotli at a lower
-// quality, served as brotli at once, and the same bytes served by another
-// handler are not compressed again.
+// TestEncodedOnce: a large body is compressed with brotli, served as
+// brotli at once, and the same bytes served by another handler are not
+// compressed again.
 func TestEncodedOnce(t *testing.T) {
+	defer func(dir string) { brotliCacheDir = dir }(brotliCacheDir)
+	brotliCacheDir = t.TempDir()
 	big := make([]byte, bigAsset+1)
 	for i := range big {
 		big[i] = "groundwire guards numbers "[i*7%26] ^ byte(i>>12)
@@ -291,6 +295,46 @@ func TestEncodedOnce(t *testing.T) {
 	}
 	if again := newAsset(bytes.Clone(big), "application/wasm"); again.enc != a.enc {
 		t.Error("the same content was encoded twice")
+	}
+}
+
+// TestCachedBrotli: a big asset's brotli encoding is kept on disk and read
+// back by the next run; a kept file that does not decode to the content
+// (damaged, or another content's) is not served but made again.
+func TestCachedBrotli(t *testing.T) {
+	dir := t.TempDir()
+	body := bytes.Repeat([]byte("groundwire guards numbers; "), 20000)
+	sum := sha256.Sum256(body)
+	br := cachedBrotli(sum, body, dir)
+	name := filepath.Join(dir, hex.EncodeToString(sum[:])+".br")
+	kept, err := os.ReadFile(name)
+	if err != nil || !bytes.Equal(kept, br) {
+		t.Fatalf("kept %d bytes (%v), made %d", len(kept), err, len(br))
+	}
+	if un, err := io.ReadAll(brotli.NewReader(bytes.NewReader(br))); err != nil || !bytes.Equal(un, body) {
+		t.Fatalf("the encoding does not decode to the body (%v)", err)
+	}
+	// The next run reads it: a marker only the file has shows it was read.
+	marked := brotliBytes(append(bytes.Clone(body[:len(body)-1]), body[len(body)-1]), 5)
+	if err := os.WriteFile(name, marked, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := cachedBrotli(sum, body, dir); !bytes.Equal(got, marked) {
+		t.Error("a kept encoding of the content was not read back")
+	}
+	// A damaged file is made again, and replaced.
+	if err := os.WriteFile(name, []byte("not brotli"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := cachedBrotli(sum, body, dir); !bytes.Equal(got, br) {
+		t.Error("a damaged kept file was served")
+	}
+	if kept, _ := os.ReadFile(name); !bytes.Equal(kept, br) {
+		t.Error("a damaged kept file was not replaced")
+	}
+	// No directory: made all the same.
+	if got := cachedBrotli(sum, body, ""); !bytes.Equal(got, br) {
+		t.Error("without a cache directory the encoding differs")
 	}
 }
 
