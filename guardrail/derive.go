@@ -2,7 +2,6 @@ package guardrail
 
 import (
 	"strings"
-	"unicode/utf8"
 )
 
 // A derived number (state Derived) is a number of an answer that no snippet
@@ -637,18 +636,7 @@ var (
 // counts, as Source.operands reads it in a snippet: the word after it,
 // lower case and without a plural ending, unless it is a function word.
 func answerNoun(text string, end int) string {
-	i := end
-	for i < len(text) && text[i] == ' ' {
-		i++
-	}
-	j := i
-	for j < len(text) {
-		c, size := utf8.DecodeRuneInString(text[j:])
-		if !isLetter(c) {
-			break
-		}
-		j += size
-	}
+	i, j := wordAfter(text, end)
 	w := lowerString(text[i:j])
 	if w == "" || functionWords[w] {
 		return ""
@@ -663,15 +651,7 @@ func countText(text string, n *Number, o operand) string {
 	if !o.count || o.key.noun == "" || o.key.unit != 0 || n.End >= len(text) || text[n.End] != ' ' {
 		return o.text
 	}
-	i := n.End + 1
-	j := i
-	for j < len(text) {
-		c, size := utf8.DecodeRuneInString(text[j:])
-		if !isLetter(c) {
-			break
-		}
-		j += size
-	}
+	i, j := wordAfter(text, n.End)
 	if j == i || strings.HasSuffix(n.Text, text[i:j]) {
 		return o.text
 	}

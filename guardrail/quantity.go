@@ -315,11 +315,18 @@ func shift(canon string, exp int) string {
 // nounAfter returns the word after byte offset end of text, lower-cased
 // and without a plural ending: what a count counts ("3 devices" → "device").
 func nounAfter(text string, end int) string {
-	i := end
+	i, j := wordAfter(text, end)
+	return stemNoun(lowerString(text[i:j]))
+}
+
+// wordAfter returns the span [i,j) of the run of letters after the spaces
+// at byte offset end of text (empty when none follows).
+func wordAfter(text string, end int) (i, j int) {
+	i = end
 	for i < len(text) && text[i] == ' ' {
 		i++
 	}
-	j := i
+	j = i
 	for j < len(text) {
 		r, size := utf8.DecodeRuneInString(text[j:])
 		if !unicode.IsLetter(r) {
@@ -327,7 +334,7 @@ func nounAfter(text string, end int) string {
 		}
 		j += size
 	}
-	return stemNoun(lowerString(text[i:j]))
+	return i, j
 }
 
 // stemNoun drops a plural ending, English or Swedish, so "device" and
