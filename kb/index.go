@@ -63,6 +63,9 @@ type index struct {
 	bwd      *trie               // the same, reversed
 	pool     sync.Pool
 	cache    expansionCache
+
+	currencyOnce sync.Once
+	currencyIdx  []string // the surface words that name a currency (see currencies)
 }
 
 // expansionCache remembers what query words expand to: expanding a word the
@@ -414,6 +417,9 @@ func (ix *index) expand(word, lang string) (exps expansions, exact, known bool) 
 		}
 	}
 	if !hasDigit(word) && ix.lexicon(&exps, word, bit) {
+		known = true
+	}
+	if !exact && ix.currency(&exps, word) {
 		known = true
 	}
 	return exps, exact, known
