@@ -1,6 +1,7 @@
 package kb
 
 import (
+	"maps"
 	"slices"
 	"unicode"
 	"unicode/utf8"
@@ -260,6 +261,14 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *in
 		})
 		pwords, cov := phrases(tokens, phraseWords)
 		covered = cov
+		if slots := platformSlots(tokens, nil); slots != nil {
+			names = maps.Clone(names)
+			if names == nil {
+				names = slots
+			} else {
+				maps.Copy(names, slots)
+			}
+		}
 		tokenizeOrig(clause, func(tok, orig string) {
 			if !stopWord(tok) && !conversationWords[tok] {
 				addWord(tok, orig)
