@@ -63,6 +63,7 @@ type index struct {
 	bwd      *trie               // the same, reversed
 	pool     sync.Pool
 	cache    expansionCache
+	pairs    [][]uint64 // per snippet: its pairs of neighbouring stems (see proximity)
 
 	currencyOnce sync.Once
 	currencyIdx  []string // the surface words that name a currency (see currencies)
@@ -148,7 +149,9 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	var buf []string
 	var length float32
 	asked := false // adding the words of an "asked" comment
+	var pb pairBuilder
 	add := func(text, lang string, w float32) {
+		pb.start()
 		tokenize(text, func(tok string) {
 			if stopWord(tok) {
 				return
@@ -169,6 +172,7 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 			for _, s := range ss {
 				tf[s] += w
 			}
+			pb.word(ss)
 		})
 	}
 	var total float64
@@ -210,6 +214,7 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 		for s, f := range tf {
 			ix.terms[s] = append(ix.terms[s], posting{doc: uint32(i), tf: f})
 		}
+		ix.pairs = append(ix.pairs, pb.done())
 		clear(tf)
 		ix.docLen[i] = max(length, 1)
 		total += float64(ix.docLen[i])
