@@ -168,7 +168,7 @@ type Thresholds struct {
 // The default thresholds (see [Thresholds]).
 const (
 	DefaultQueryFloor   = 0.26 // Thresholds.Coverage
-	DefaultSnippetFloor = 0.2  // Thresholds.Snippet
+	DefaultSnippetFloor = 0.1  // Thresholds.Snippet
 	DefaultUnknown      = 0.5
 	DefaultNames        = 0.3
 	DefaultHigh         = 0.5
