@@ -358,8 +358,9 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 				nameWeight += w.weight
 			}
 		} else if lexOnly(w.exps) {
-			// known only through the general lexicon: half unknown
-			unknownWeight += w.weight / 2
+			// known only through the general lexicon: it ranks the
+			// snippets but does not vouch for the part (as unknown)
+			unknownWeight += w.weight
 		}
 	}
 	if queryWeight == 0 {
