@@ -55,38 +55,40 @@ func (p *pairBuilder) done() []uint64 {
 	return out
 }
 
-// proximity adds the proximity bonus to the snippets s has scored, for the
-// tokens of a part of a message.
-func (ix *index) proximity(s *scratch, tokens []string) {
-	var keys [maxMessageWords]struct {
+// proximity adds the proximity bonus to the snippets s has scored that
+// cover at least least of a part's weight, for the part's words (in the
+// order of the message; their own stems, which the index holds).
+func (ix *index) proximity(s *scratch, words []qword, least float64) {
+	var keys [maxMessageWords * 4]struct {
 		key uint64
 		w   float64
 	}
 	n := 0
-	var buf, prevBuf [2]string
-	prev := prevBuf[:0]
-	for _, tok := range tokens {
-		if stopWord(tok) || conversationWords[tok] {
-			continue
-		}
-		ss := stemsOf(tok, buf[:0])
-		for _, a := range prev {
-			for _, b := range ss {
-				pa, pb := ix.terms[a], ix.terms[b]
-				if len(pa) == 0 || len(pb) == 0 || n == len(keys) {
-					continue
-				}
-				keys[n].key, keys[n].w = pairKey(a, b), (ix.idf(len(pa))+ix.idf(len(pb)))/2
-				n++
+	var prev []expansion
+	for _, q := range words {
+		var cur []expansion
+		for i, e := range q.exps {
+			if e.weight == 1 {
+				cur = q.exps[i : i+1]
+				break
 			}
 		}
-		prev = append(prev[:0], ss...)
+		for _, a := range prev {
+			for _, b := range cur {
+				if n < len(keys) {
+					keys[n].key = pairKey(a.stem, b.stem)
+					keys[n].w = (ix.idf(len(ix.terms[a.stem])) + ix.idf(len(ix.terms[b.stem]))) / 2
+					n++
+				}
+			}
+		}
+		prev = cur
 	}
 	if n == 0 {
 		return
 	}
 	for _, d := range s.touched {
-		if s.cover[d] == 0 {
+		if s.cover[d] == 0 || s.cover[d] < least || len(ix.pairs[d]) == 0 {
 			continue
 		}
 		for _, k := range keys[:n] {

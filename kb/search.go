@@ -395,7 +395,7 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 		ix.score(s, ctx, 0, false)
 	}
 
-	ix.proximity(s, tokens)
+	ix.proximity(s, words, fl.snippet*queryWeight)
 	for _, d := range s.touched {
 		if s.cover[d] == 0 || s.cover[d] < fl.snippet*queryWeight {
 			continue
