@@ -63,7 +63,7 @@ type index struct {
 	bwd      *trie               // the same, reversed
 	pool     sync.Pool
 	cache    expansionCache
-	pairs    [][]uint64 // per snippet: its pairs of neighbouring stems (see proximity)
+	pairs    []pairPosting // the pairs of neighbouring stems of the snippets (see proximity)
 
 	currencyOnce sync.Once
 	currencyIdx  []string // the surface words that name a currency (see currencies)
@@ -178,6 +178,7 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	var total float64
 	for i, d := range docs {
 		c := chunks[i]
+		pb.doc = uint32(i)
 		if header, row, ok := tableRow(c.text); ok {
 			// the header row is shared by every row: context, like a heading
 			add(header, d.Lang, wTableHeader)
@@ -214,7 +215,6 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 		for s, f := range tf {
 			ix.terms[s] = append(ix.terms[s], posting{doc: uint32(i), tf: f})
 		}
-		ix.pairs = append(ix.pairs, pb.done())
 		clear(tf)
 		ix.docLen[i] = max(length, 1)
 		total += float64(ix.docLen[i])
@@ -223,6 +223,7 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	if len(docs) > 0 {
 		ix.avgLen = total / float64(len(docs))
 	}
+	ix.pairs = pb.done()
 	ix.splitIndexCompounds()
 	ix.vocab = make([]string, 0, len(ix.terms))
 	ix.rvocab = make([]string, 0, len(ix.terms))

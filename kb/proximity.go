@@ -1,6 +1,9 @@
 package kb
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // Proximity: a snippet in which two words that stand next to each other in
 // the question also stand next to each other (stop words skipped, in the
@@ -26,44 +29,49 @@ func pairKey(a, b string) uint64 {
 	return h
 }
 
-// pairBuilder collects the pairs of neighbouring stems of one snippet
-// while it is indexed.
+// pairBuilder collects the pairs of neighbouring stems of the snippets
+// while they are indexed, and builds the index's pair postings.
 type pairBuilder struct {
 	prev  []string // the stems of the word before
-	pairs []uint64
+	pairs []pairPosting
+	doc   uint32 // the snippet being indexed
 }
 
-// start starts a new text of the snippet (a heading, the text, …): words
-// of different texts are not neighbours.
+// pairPosting is a pair of neighbouring stems (its key) in a snippet.
+type pairPosting struct {
+	key uint64
+	doc uint32
+}
+
+// start starts a new text of the snippet doc (a heading, the text, …):
+// words of different texts are not neighbours.
 func (p *pairBuilder) start() { p.prev = p.prev[:0] }
 
 // word adds the stems of the next word.
 func (p *pairBuilder) word(ss []string) {
 	for _, a := range p.prev {
 		for _, b := range ss {
-			p.pairs = append(p.pairs, pairKey(a, b))
+			p.pairs = append(p.pairs, pairPosting{pairKey(a, b), p.doc})
 		}
 	}
 	p.prev = append(p.prev[:0], ss...)
 }
 
-// done returns the snippet's pairs, sorted, and resets p.
-func (p *pairBuilder) done() []uint64 {
-	slices.Sort(p.pairs)
-	out := slices.Clone(slices.Compact(p.pairs))
-	p.pairs = p.pairs[:0]
-	return out
+// done returns the pair postings, sorted by key then snippet, each once.
+func (p *pairBuilder) done() []pairPosting {
+	slices.SortFunc(p.pairs, func(a, b pairPosting) int {
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
+		}
+		return cmp.Compare(a.doc, b.doc)
+	})
+	return slices.Clip(slices.Compact(p.pairs))
 }
 
 // proximity adds the proximity bonus to the snippets s has scored that
 // cover at least least of a part's weight, for the part's words (in the
 // order of the message; their own stems, which the index holds).
 func (ix *index) proximity(s *scratch, words []qword, least float64) {
-	var keys [maxMessageWords * 4]struct {
-		key uint64
-		w   float64
-	}
-	n := 0
 	var prev []expansion
 	for _, q := range words {
 		var cur []expansion
@@ -75,26 +83,19 @@ func (ix *index) proximity(s *scratch, words []qword, least float64) {
 		}
 		for _, a := range prev {
 			for _, b := range cur {
-				if n < len(keys) {
-					keys[n].key = pairKey(a.stem, b.stem)
-					keys[n].w = (ix.idf(len(ix.terms[a.stem])) + ix.idf(len(ix.terms[b.stem]))) / 2
-					n++
+				key := pairKey(a.stem, b.stem)
+				i, found := slices.BinarySearchFunc(ix.pairs, key, func(p pairPosting, k uint64) int { return cmp.Compare(p.key, k) })
+				if !found {
+					continue
+				}
+				w := wPair * (ix.idf(len(ix.terms[a.stem])) + ix.idf(len(ix.terms[b.stem]))) / 2
+				for ; i < len(ix.pairs) && ix.pairs[i].key == key; i++ {
+					if d := ix.pairs[i].doc; s.hit[d] && s.cover[d] > 0 && s.cover[d] >= least {
+						s.score[d] += w
+					}
 				}
 			}
 		}
 		prev = cur
-	}
-	if n == 0 {
-		return
-	}
-	for _, d := range s.touched {
-		if s.cover[d] == 0 || s.cover[d] < least || len(ix.pairs[d]) == 0 {
-			continue
-		}
-		for _, k := range keys[:n] {
-			if _, ok := slices.BinarySearch(ix.pairs[d], k.key); ok {
-				s.score[d] += wPair * k.w
-			}
-		}
 	}
 }
