@@ -7,7 +7,8 @@ import (
 
 // Proximity: a snippet in which two words that stand next to each other in
 // the question also stand next to each other (stop words skipped, in the
-// same order, in its text, a heading or its "asked" comment) gets a little
+// same order, in its text, a heading or its "asked" comment; numbers and
+// units left out) gets a little
 // more score: wPair times the mean inverse document frequency of the two,
 // per such pair. It only reorders snippets that match anyway; it does not
 // count in the off-topic rule. On the StackFAQ development queries it
@@ -75,6 +76,12 @@ func (ix *index) proximity(s *scratch, words []qword, least float64) {
 	var prev []expansion
 	for _, q := range words {
 		var cur []expansion
+		if numberLike(q.word) {
+			// a number or a unit: matched as it is, and maybe the
+			// customer's own figure; it neither ranks nor pairs
+			prev = nil
+			continue
+		}
 		for i, e := range q.exps {
 			if e.weight == 1 {
 				cur = q.exps[i : i+1]
