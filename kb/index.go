@@ -63,6 +63,10 @@ type index struct {
 	bwd      *trie               // the same, reversed
 	pool     sync.Pool
 	cache    expansionCache
+	pairs    []pairPosting // the pairs of neighbouring stems of the snippets (see proximity)
+
+	currencyOnce sync.Once
+	currencyIdx  []string // the surface words that name a currency (see currencies)
 }
 
 // expansionCache remembers what query words expand to: expanding a word the
@@ -145,7 +149,9 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	var buf []string
 	var length float32
 	asked := false // adding the words of an "asked" comment
+	var pb pairBuilder
 	add := func(text, lang string, w float32) {
+		pb.start()
 		tokenize(text, func(tok string) {
 			if stopWord(tok) {
 				return
@@ -166,11 +172,13 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 			for _, s := range ss {
 				tf[s] += w
 			}
+			pb.word(ss)
 		})
 	}
 	var total float64
 	for i, d := range docs {
 		c := chunks[i]
+		pb.doc = uint32(i)
 		if header, row, ok := tableRow(c.text); ok {
 			// the header row is shared by every row: context, like a heading
 			add(header, d.Lang, wTableHeader)
@@ -215,6 +223,7 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	if len(docs) > 0 {
 		ix.avgLen = total / float64(len(docs))
 	}
+	ix.pairs = pb.done()
 	ix.splitIndexCompounds()
 	ix.vocab = make([]string, 0, len(ix.terms))
 	ix.rvocab = make([]string, 0, len(ix.terms))
@@ -414,6 +423,9 @@ func (ix *index) expand(word, lang string) (exps expansions, exact, known bool) 
 		}
 	}
 	if !hasDigit(word) && ix.lexicon(&exps, word, bit) {
+		known = true
+	}
+	if !exact && ix.currency(&exps, word) {
 		known = true
 	}
 	return exps, exact, known

@@ -42,7 +42,10 @@
 // of an indexed word ("öppet" → "öppettider"), a compound split into two
 // known words ("lagringstillägget" → "lagring" + "tillägget"), and the
 // knowledge base's own compounds split the same way at load time
-// ("fraktkostnader" is found by "frakt" and by "kostnad").
+// ("fraktkostnader" is found by "frakt" and by "kostnad"). A word naming a
+// currency matches the base's currency names (currency.go); two
+// neighbouring words of the question that are neighbours in a snippet add
+// a little to its score (proximity.go).
 //
 // A message is read whole: it is cut into parts (sentences, and two
 // questions joined by "and"/"och"), each part is searched, and the best
@@ -168,7 +171,7 @@ type Thresholds struct {
 // The default thresholds (see [Thresholds]).
 const (
 	DefaultQueryFloor   = 0.26 // Thresholds.Coverage
-	DefaultSnippetFloor = 0.2  // Thresholds.Snippet
+	DefaultSnippetFloor = 0.1  // Thresholds.Snippet
 	DefaultUnknown      = 0.5
 	DefaultNames        = 0.3
 	DefaultHigh         = 0.5

@@ -194,10 +194,8 @@ func wordSet(s string) map[string]bool {
 // knowledge base is about.
 func nearFiller(w string) bool {
 	r := []rune(w)
-	if len(r) < 4 {
-		return false
-	}
-	return nearWord(r, fillers, 1)
+	// a word of the language is no misspelling ("snow" is not "now")
+	return len(r) >= 4 && nearWord(r, fillers, 1) && !inDictionary(w)
 }
 
 // fuzzyList is a list of words prepared for nearWord: in lexical order,

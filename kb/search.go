@@ -1,6 +1,7 @@
 package kb
 
 import (
+	"maps"
 	"slices"
 	"unicode"
 	"unicode/utf8"
@@ -260,6 +261,14 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *in
 		})
 		pwords, cov := phrases(tokens, phraseWords)
 		covered = cov
+		if slots := platformSlots(tokens, nil); slots != nil {
+			names = maps.Clone(names)
+			if names == nil {
+				names = slots
+			} else {
+				maps.Copy(names, slots)
+			}
+		}
 		tokenizeOrig(clause, func(tok, orig string) {
 			if !stopWord(tok) && !conversationWords[tok] {
 				addWord(tok, orig)
@@ -349,8 +358,9 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 				nameWeight += w.weight
 			}
 		} else if lexOnly(w.exps) {
-			// known only through the general lexicon: half unknown
-			unknownWeight += w.weight / 2
+			// known only through the general lexicon: it ranks the
+			// snippets but does not vouch for the part (as unknown)
+			unknownWeight += w.weight
 		}
 	}
 	if queryWeight == 0 {
@@ -385,6 +395,7 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 		ix.score(s, ctx, 0, false)
 	}
 
+	ix.proximity(s, words, fl.snippet*queryWeight)
 	for _, d := range s.touched {
 		if s.cover[d] == 0 || s.cover[d] < fl.snippet*queryWeight {
 			continue

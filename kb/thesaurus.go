@@ -82,6 +82,8 @@ var synonymGroups = [][]string{
 	{"telefon", "telefonnummer", "ringa", "nummer", "numret"},
 	{"email", "mail", "e-mail", "emails"},
 	{"e-post", "epost", "mejl", "mail", "mejla"},
+	{"reply", "replies", "answer", "answered", "respond", "response"},
+	{"svar", "svara", "svarar", "besvaras", "besvarad"},
 	{"open", "opening", "hours", "closed"},
 	{"öppet", "öppettider", "öppna", "stängt", "stänger"},
 	{"weekday", "weekdays", "week", "weeks", "monday", "friday"},
@@ -177,6 +179,64 @@ var phraseWords = map[string]string{
 	"going up":       "increase",
 	"move down":      "downgrade",
 	"träda i kraft":  "gälla",
+	// whether the product works on a system: the system named after the
+	// phrase is what the question is about (see platformSlots)
+	"use it on":         "system",
+	"run it on":         "system",
+	"runs on":           "system",
+	"run on":            "system",
+	"work on":           "system",
+	"works on":          "system",
+	"funkar på":         "system",
+	"fungerar på":       "system",
+	"funkar den på":     "system",
+	"funkar det på":     "system",
+	"funkar appen på":   "system",
+	"fungerar det på":   "system",
+	"fungerar den på":   "system",
+	"fungerar appen på": "system",
+	"köra på":           "system",
+	"kör på":            "system",
+	"write back":        "reply",
+	"writes back":       "reply",
+	"get back to":       "reply",
+	"hear back":         "reply",
+	"höra av sig":       "svar",
+	"hör av sig":        "svar",
+	"hör av er":         "svar",
+	"hör ni av":         "svar",
+}
+
+// slotFillers are the words between a phrase asking whether the product
+// works on a system and the system's name ("on my Chromebook", "på en Mac").
+var slotFillers = wordSet("my a an the our min mitt mina en ett vår")
+
+// platformSlots returns the words that name the system in a question
+// whether the product works on one ("Can I use it on my Chromebook?",
+// "Funkar appen på Linux?"): the first word after a phrase of phraseWords
+// that stands for "system", past a possessive or an article. Such a word
+// is what the supported systems answer, not a sign that the question is
+// about something else: it weighs nothing in the off-topic rule.
+func platformSlots(tokens []string, slots map[string]bool) map[string]bool {
+	for n := 3; n >= 2; n-- {
+		for i := 0; i+n < len(tokens); i++ {
+			if phraseWords[strings.Join(tokens[i:i+n], " ")] != "system" {
+				continue
+			}
+			j := i + n
+			for j < len(tokens)-1 && slotFillers[tokens[j]] {
+				j++
+			}
+			if slots == nil {
+				slots = map[string]bool{}
+			}
+			// the name, and the word after it ("old Blackberry", "Chrome OS")
+			for _, t := range tokens[j:min(j+2, len(tokens))] {
+				slots[t] = true
+			}
+		}
+	}
+	return slots
 }
 
 // phraseHints are phrases of a question that point to a word of the
