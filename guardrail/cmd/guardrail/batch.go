@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -406,29 +405,14 @@ type batchErr struct {
 type scorer struct {
 	policy guardrail.Policy
 	cache  *sourceCache
-	buf    bytes.Buffer
-	enc    *json.Encoder
 }
 
 // score appends the output line (newline included) for j to dst.
 func (s *scorer) score(dst []byte, j job, maxLine int) []byte {
-	if s.enc == nil {
-		s.enc = json.NewEncoder(&s.buf)
-		s.enc.SetEscapeHTML(false)
-	}
-	s.buf.Reset()
-	var v any
 	if j.tooLong {
-		v = batchErr{Line: j.line, Error: "line longer than " + strconv.Itoa(maxLine) + " bytes"}
-	} else {
-		v = scoreLine(j, s.policy, s.cache)
+		return appendResult(dst, batchErr{Line: j.line, Error: "line longer than " + strconv.Itoa(maxLine) + " bytes"})
 	}
-	if err := s.enc.Encode(v); err != nil {
-		// Cannot happen with these types; keep the output one line per input.
-		s.buf.Reset()
-		fmt.Fprintf(&s.buf, `{"line":%d,"error":"internal: cannot encode result"}`+"\n", j.line)
-	}
-	return append(dst, s.buf.Bytes()...)
+	return appendResult(dst, scoreLine(j, s.policy, s.cache))
 }
 
 func scoreLine(j job, policy guardrail.Policy, cache *sourceCache) any {
