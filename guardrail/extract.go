@@ -28,12 +28,25 @@ func (s *scanner) numbers(text string) []Number {
 			s.fill(&out[k], &s.toks[k], text)
 		}
 	}
-	for _, c := range s.counts {
-		if c.tok < len(out) {
-			out[c.tok].noun = s.str(c.noun)
+	if len(s.counts) != 0 {
+		nouns := s.nounStrings()
+		for k, c := range s.counts {
+			if c.tok < len(out) && nouns[k] != "" {
+				out[c.tok].noun = &nouns[k]
+			}
 		}
 	}
 	return out
+}
+
+// nounStrings returns the noun of each small count of the scan (see
+// counted), for the Numbers of the counts to point to.
+func (s *scanner) nounStrings() []string {
+	nouns := make([]string, len(s.counts))
+	for k, c := range s.counts {
+		nouns[k] = s.str(c.noun)
+	}
+	return nouns
 }
 
 // scanText scans the whole of text and returns the scanner, whose toks are

@@ -174,9 +174,13 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 // setNouns sets what each small count among nvs, the numbers of the scan
 // s, counts, as numbers does.
 func (s *scanner) setNouns(nvs []NumberVerdict) {
-	for _, c := range s.counts {
-		if c.tok < len(nvs) {
-			nvs[c.tok].noun = s.str(c.noun)
+	if len(s.counts) == 0 {
+		return
+	}
+	nouns := s.nounStrings()
+	for k, c := range s.counts {
+		if c.tok < len(nvs) && nouns[k] != "" {
+			nvs[c.tok].noun = &nouns[k]
 		}
 	}
 }
