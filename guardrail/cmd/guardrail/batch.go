@@ -405,6 +405,7 @@ type batchErr struct {
 type scorer struct {
 	policy guardrail.Policy
 	cache  *sourceCache
+	out    batchOut // the last verdict, its Numbers reused for the next
 }
 
 // score appends the output line (newline included) for j to dst.
@@ -412,12 +413,14 @@ func (s *scorer) score(dst []byte, j job, maxLine int) []byte {
 	if j.tooLong {
 		return appendResult(dst, batchErr{Line: j.line, Error: "line longer than " + strconv.Itoa(maxLine) + " bytes"})
 	}
-	return appendResult(dst, scoreLine(j, s.policy, s.cache))
+	return appendResult(dst, s.scoreLine(j))
 }
 
-func scoreLine(j job, policy guardrail.Policy, cache *sourceCache) any {
+// scoreLine returns the result of j: a batchErr, or a *batchOut (s.out,
+// valid until the next call).
+func (s *scorer) scoreLine(j job) any {
 	if id, answer, sources, ok := quickLine(j.data); ok {
-		return verdictOf(id, answer, sources, policy, cache)
+		return s.verdictOf(id, answer, sources)
 	}
 	var in batchIn
 	err := json.Unmarshal(j.data, &in)
@@ -459,23 +462,28 @@ func scoreLine(j job, policy guardrail.Policy, cache *sourceCache) any {
 	case len(in.Sources) == 0 || string(in.Sources) == "null":
 		return fail(`missing "sources"`)
 	}
-	return verdictOf(id, *in.Answer, in.Sources, policy, cache)
+	return s.verdictOf(id, *in.Answer, in.Sources)
 }
 
-// verdictOf returns the output line of a line whose id, answer and
-// sources, the JSON of the list, were read.
-func verdictOf(id, answer string, rawSources []byte, policy guardrail.Policy, cache *sourceCache) any {
-	sources, ok := cache.get(rawSources)
+// verdictOf returns the result of a line whose id, answer and sources,
+// the JSON of the list, were read: in s.out, without allocating it or its
+// Numbers anew.
+func (s *scorer) verdictOf(id, answer string, rawSources []byte) any {
+	sources, ok := s.cache.get(rawSources)
 	if !ok {
 		return batchErr{ID: id, Error: `"sources" must be an array of strings`}
 	}
-	v := policy.Verify(answer, sources)
-	out := batchOut{ID: id, Verdict: "pass", Numbers: make([]batchNumber, len(v.Numbers))}
+	v := s.policy.Verify(answer, sources)
+	out := &s.out
+	out.ID, out.Verdict, out.Numbers = id, "pass", out.Numbers[:0]
+	if out.Numbers == nil {
+		out.Numbers = []batchNumber{} // "numbers":[], not null
+	}
 	if !v.Grounded {
 		out.Verdict = "block"
 	}
-	for i, n := range v.Numbers {
-		out.Numbers[i] = batchNumber{Text: n.Text, Canonical: n.Canonical, Kind: n.Kind, State: n.State, Grounded: n.Grounded, Source: n.Citation}
+	for _, n := range v.Numbers {
+		out.Numbers = append(out.Numbers, batchNumber{Text: n.Text, Canonical: n.Canonical, Kind: n.Kind, State: n.State, Grounded: n.Grounded, Source: n.Citation})
 	}
 	return out
 }

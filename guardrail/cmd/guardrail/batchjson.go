@@ -425,12 +425,12 @@ func validNumber(b []byte, p int) int {
 	return p
 }
 
-// appendResult appends v, a batchOut or a batchErr, to dst as one line of
+// appendResult appends v, a *batchOut or a batchErr, to dst as one line of
 // JSON, byte for byte as a json.Encoder that does not escape HTML writes it
 // (TestAppendResult compares the two), without its reflection.
 func appendResult(dst []byte, v any) []byte {
 	switch v := v.(type) {
-	case batchOut:
+	case *batchOut:
 		dst = append(dst, `{"id":`...)
 		dst = appendString(dst, v.ID)
 		dst = append(dst, `,"verdict":`...)

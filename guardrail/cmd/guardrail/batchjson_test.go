@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -256,12 +257,18 @@ func TestAppendResult(t *testing.T) {
 			out.Numbers = append(out.Numbers, batchNumber{Text: pick(), Canonical: pick(),
 				Kind: guardrail.Kind(r.IntN(20)), State: guardrail.State(r.IntN(5)), Grounded: r.IntN(2) == 0, Source: r.IntN(5) - 1})
 		}
-		values = append(values, out, batchErr{ID: pick(), Line: r.IntN(3), Error: pick()})
+		values = append(values, &out, batchErr{ID: pick(), Line: r.IntN(3), Error: pick()})
 	}
 	if data, err := os.ReadFile(realData); err == nil {
 		s := scorer{policy: guardrail.Strict, cache: newSourceCache(cacheEntries, cacheBytes)}
 		for k, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-			values = append(values, scoreLine(job{line: k + 1, data: line}, s.policy, s.cache))
+			v := s.scoreLine(job{line: k + 1, data: line})
+			if out, ok := v.(*batchOut); ok {
+				c := *out // (s.out is reused)
+				c.Numbers = slices.Clone(out.Numbers)
+				v = &c
+			}
+			values = append(values, v)
 		}
 	}
 	var buf bytes.Buffer
