@@ -78,7 +78,7 @@ func (s *scanner) done() {
 			s.canons = nil
 		}
 		if fast && cap(s.quick) > maxSpare/quickSlotSize {
-			s.quick = nil
+			s.quick, s.quickFor, s.quickTbl = nil, nil, nil
 		}
 		spareMu.Lock()
 		spare = s
@@ -302,6 +302,8 @@ type scanner struct {
 	toks     []token          // the numbers found by scan
 	counts   []counted        // what the small counts among them count
 	quick    []quickSlot      // verify's index of the sources, when it merges theirs
+	quickFor []*Source        // the sources whose merged index quick[:len(quickTbl)] is, or nil
+	quickTbl []quickSlot      // that index
 	canons   []byte           // canonical forms not spelled as such in the text, and nouns (see keep)
 	canonStr string           // canons from canonAt on, as a string (see canon)
 	canonAt  int
