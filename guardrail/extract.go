@@ -28,12 +28,25 @@ func (s *scanner) numbers(text string) []Number {
 			s.fill(&out[k], &s.toks[k], text)
 		}
 	}
-	for _, c := range s.counts {
-		if c.tok < len(out) {
-			out[c.tok].noun = s.str(c.noun)
+	if len(s.counts) != 0 {
+		nouns := s.nounStrings()
+		for k, c := range s.counts {
+			if c.tok < len(out) && nouns[k] != "" {
+				out[c.tok].noun = &nouns[k]
+			}
 		}
 	}
 	return out
+}
+
+// nounStrings returns the noun of each small count of the scan (see
+// counted), for the Numbers of the counts to point to.
+func (s *scanner) nounStrings() []string {
+	nouns := make([]string, len(s.counts))
+	for k, c := range s.counts {
+		nouns[k] = s.str(c.noun)
+	}
+	return nouns
 }
 
 // scanText scans the whole of text and returns the scanner, whose toks are
@@ -65,7 +78,7 @@ func (s *scanner) done() {
 			s.canons = nil
 		}
 		if fast && cap(s.quick) > maxSpare/quickSlotSize {
-			s.quick = nil
+			s.quick, s.quickFor, s.quickTbl = nil, nil, nil
 		}
 		spareMu.Lock()
 		spare = s
@@ -289,6 +302,8 @@ type scanner struct {
 	toks     []token          // the numbers found by scan
 	counts   []counted        // what the small counts among them count
 	quick    []quickSlot      // verify's index of the sources, when it merges theirs
+	quickFor []*Source        // the sources whose merged index quick[:len(quickTbl)] is, or nil
+	quickTbl []quickSlot      // that index
 	canons   []byte           // canonical forms not spelled as such in the text, and nouns (see keep)
 	canonStr string           // canons from canonAt on, as a string (see canon)
 	canonAt  int

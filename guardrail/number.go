@@ -146,6 +146,9 @@ type Number struct {
 	End    int  `json:"end"`
 
 	// noun is what a small count written as a word counts ("devic" of
-	// "two devices", see nounAt), or "": only check reads it.
-	noun string
+	// "two devices", see nounAt), or nil: only check reads it. A pointer
+	// (to the scan's nouns, see nounStrings), not a string, keeps a Number
+	// at 64 bytes and a NumberVerdict at 80, which an answer's verdicts,
+	// allocated on every Verify, are made of.
+	noun *string
 }

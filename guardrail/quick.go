@@ -1,5 +1,7 @@
 package guardrail
 
+import "slices"
+
 // quickSlot is a value one of the sources states, in the index that
 // Verify's fast path looks the numbers of an answer up in (see citeQuick):
 // the print of the value's key (see quickPrint) and, in one word, what
@@ -117,10 +119,17 @@ func (s *Source) quickIndex() {
 // from theirs, where each key has the slot of the first source that states
 // it (the source citeQuick cites) — or none (nil) when the sources state
 // too many values for a few numbers to pay for it, or when a Source was
-// made other than by NewSource.
+// made other than by NewSource. The index it made last is kept with the
+// sources it is of, and is the index of the same sources (the same
+// pointers, in the same order: Sources do not change) when asked again, as
+// a server verifying answers against the snippets it cited, or batch
+// verifying lines that cite the same, does.
 func (s *scanner) quickTable(sources []*Source, n int) []quickSlot {
 	if len(sources) == 1 && sources[0] != nil {
 		return sources[0].quick
+	}
+	if s.quickFor != nil && slices.Equal(s.quickFor, sources) {
+		return s.quickTbl
 	}
 	keys := 0
 	for _, src := range sources {
@@ -147,6 +156,7 @@ func (s *scanner) quickTable(sources []*Source, n int) []quickSlot {
 			addQuick(tbl, src.keys, uint64(i)<<32)
 		}
 	}
+	s.quickFor, s.quickTbl = append(s.quickFor[:0], sources...), tbl
 	return tbl
 }
 
@@ -174,9 +184,13 @@ func (s *scanner) fillVerdicts(nvs []NumberVerdict, answer string) {
 // setNouns sets what each small count among nvs, the numbers of the scan
 // s, counts, as numbers does.
 func (s *scanner) setNouns(nvs []NumberVerdict) {
-	for _, c := range s.counts {
-		if c.tok < len(nvs) {
-			nvs[c.tok].noun = s.str(c.noun)
+	if len(s.counts) == 0 {
+		return
+	}
+	nouns := s.nounStrings()
+	for k, c := range s.counts {
+		if c.tok < len(nvs) && nouns[k] != "" {
+			nvs[c.tok].noun = &nouns[k]
 		}
 	}
 }

@@ -509,10 +509,10 @@ func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 		nv.State = nameState(n, sources)
 		return
 	}
-	if n.noun != "" {
+	if n.noun != nil {
 		nv.State = Unverified
 		for _, s := range sources {
-			if s != nil && s.contradicts(n.noun, n.Canonical) {
+			if s != nil && s.contradicts(*n.noun, n.Canonical) {
 				nv.State = Ungrounded
 				break
 			}

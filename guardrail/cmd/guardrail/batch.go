@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -20,10 +19,11 @@ const (
 	defaultMaxLine = 16 << 20 // longest input line, in bytes (newline excluded)
 	readBufferSize = 64 << 10
 	writeBufSize   = 256 << 10
-	// Bounds of the work in flight (read, not yet written): a number of lines
-	// per worker, and a number of input bytes. One line is always admitted,
-	// however long, so a line up to -max-line never blocks the pipeline.
-	itemsPerWorker   = 16
+	// Bounds of the work in flight (read, not yet written): a number of
+	// chunks of lines per worker, and a number of input bytes. One chunk is
+	// always admitted, however long, so a line up to -max-line never blocks
+	// the pipeline.
+	chunksPerWorker  = 4
 	maxBytesInFlight = 32 << 20
 	// Bounds of the cache of source lists (see sourceCache): lines that
 	// cite the same snippets share their Sources, built once.
@@ -142,53 +142,99 @@ func (e *readError) Unwrap() error  { return e.err }
 func (e *writeError) Error() string { return "writing output: " + e.err.Error() }
 func (e *writeError) Unwrap() error { return e.err }
 
-// A job is one input line; a result is its output line.
+// A chunk is up to linesPerChunk consecutive input lines, handed to a
+// worker at once: the per-line cost of the channels, the scheduler and the
+// writer's reordering is paid once a chunk. Its lines are spans of one
+// buffer (data), and its output lines are appended to one (out); both are
+// reused for later chunks once the writer has written them.
+type chunk struct {
+	seq   int    // position among the chunks sent to the workers
+	data  []byte // the lines without their newlines, one after the other
+	lines []lineSpan
+	out   []byte // the output lines, newlines included
+}
+
+// lineSpan is one line of a chunk: data[start:end].
+type lineSpan struct {
+	start, end int
+	line       int  // 1-based line number in the input
+	tooLong    bool // (then start == end)
+}
+
+// job is one input line, as a worker scores it.
 type job struct {
-	seq     int    // position among the lines sent to the workers
 	line    int    // 1-based line number in the input
 	data    []byte // the line without its newline; nil when tooLong
 	tooLong bool
 }
 
-type result struct {
-	seq  int
-	size int // input bytes accounted in the inflight budget
-	out  []byte
-}
+const (
+	// A chunk holds up to linesPerChunk lines and is sent once it holds
+	// chunkBytes bytes (one line always fits, however long). A buffer
+	// grown beyond maxKeptChunk by a long line is not reused.
+	linesPerChunk = 64
+	chunkBytes    = 256 << 10
+	maxKeptChunk  = 1 << 20
+)
 
 // batch scores the JSONL lines of r and writes the results to w in input
 // order. The pipeline is
 //
-//	reader ─jobs→ workers ─results→ writer (reorders, writes, releases)
+//	reader ─chunks→ workers ─chunks→ writer (reorders, writes, releases)
 //
-// and at most maxItems lines and about maxBytesInFlight input bytes are in
+// and at most maxItems chunks and about maxBytesInFlight input bytes are in
 // flight between the reader and the writer, so memory does not depend on the
 // size of the input. The error is a *readError or a *writeError.
 func batch(r io.Reader, w io.Writer, workers, maxLine int, policy guardrail.Policy) error {
-	maxItems := workers * itemsPerWorker
+	maxItems := workers * chunksPerWorker
 	budget := newInflight(maxItems, maxBytesInFlight)
-	jobs := make(chan job, 2*workers)
-	results := make(chan result, 2*workers)
+	jobs := make(chan *chunk, 2*workers)
+	results := make(chan *chunk, 2*workers)
+	// Chunks the writer is done with, for the reader to fill again.
+	free := make(chan *chunk, maxItems)
 	var failed atomic.Bool // set by the writer when the output fails
 
 	var readErr error
 	go func() {
 		defer close(jobs)
 		lr := lineReader{br: bufio.NewReaderSize(r, readBufferSize), max: maxLine}
+		var c *chunk
+		send := func() {
+			budget.acquire(len(c.data))
+			jobs <- c
+			c = nil
+		}
 		for seq := 0; !failed.Load(); {
-			data, tooLong, err := lr.next()
+			if c == nil {
+				select {
+				case c = <-free:
+					c.data, c.lines, c.out = c.data[:0], c.lines[:0], c.out[:0]
+				default:
+					c = &chunk{}
+				}
+				c.seq = seq
+				seq++
+			}
+			start := len(c.data)
+			data, tooLong, err := lr.next(c.data)
 			if err != nil {
 				if err != io.EOF {
 					readErr = &readError{err}
 				}
-				return
+				break
 			}
-			if !tooLong && len(bytes.TrimSpace(data)) == 0 {
+			c.data = data
+			if !tooLong && len(bytes.TrimSpace(data[start:])) == 0 {
+				c.data = data[:start]
 				continue // blank line
 			}
-			budget.acquire(len(data))
-			jobs <- job{seq: seq, line: lr.n, data: data, tooLong: tooLong}
-			seq++
+			c.lines = append(c.lines, lineSpan{start: start, end: len(data), line: lr.n, tooLong: tooLong})
+			if len(c.lines) == linesPerChunk || len(c.data) >= chunkBytes {
+				send()
+			}
+		}
+		if c != nil && len(c.lines) > 0 && !failed.Load() {
+			send()
 		}
 	}()
 
@@ -199,8 +245,15 @@ func batch(r io.Reader, w io.Writer, workers, maxLine int, policy guardrail.Poli
 		go func() {
 			defer wg.Done()
 			s := scorer{policy: policy, cache: cache}
-			for j := range jobs {
-				results <- result{seq: j.seq, size: len(j.data), out: s.score(j, maxLine)}
+			for c := range jobs {
+				for _, l := range c.lines {
+					j := job{line: l.line, tooLong: l.tooLong}
+					if !l.tooLong {
+						j.data = c.data[l.start:l.end:l.end]
+					}
+					c.out = s.score(c.out, j, maxLine)
+				}
+				results <- c
 			}
 		}()
 	}
@@ -209,26 +262,33 @@ func batch(r io.Reader, w io.Writer, workers, maxLine int, policy guardrail.Poli
 		close(results)
 	}()
 
-	// The writer. Lines in flight have consecutive sequence numbers starting
-	// at next, at most maxItems of them, so seq%maxItems is a free slot.
+	// The writer. Chunks in flight have consecutive sequence numbers
+	// starting at next, at most maxItems of them, so seq%maxItems is a free
+	// slot.
 	bw := bufio.NewWriterSize(w, writeBufSize)
-	ring := make([]result, maxItems)
-	have := make([]bool, maxItems)
+	ring := make([]*chunk, maxItems)
 	next := 0
 	var writeErr error
-	for res := range results {
-		i := res.seq % maxItems
-		ring[i], have[i] = res, true
-		for i := next % maxItems; have[i]; i = next % maxItems {
+	for c := range results {
+		ring[c.seq%maxItems] = c
+		for i := next % maxItems; ring[i] != nil; i = next % maxItems {
+			c := ring[i]
 			if writeErr == nil {
-				if _, err := bw.Write(ring[i].out); err != nil {
+				if _, err := bw.Write(c.out); err != nil {
 					writeErr = &writeError{err}
 					failed.Store(true) // stop the reader; keep draining
 				}
 			}
-			budget.release(ring[i].size)
-			ring[i], have[i] = result{}, false
+			ring[i] = nil
 			next++
+			size := len(c.data)
+			if cap(c.data) <= maxKeptChunk && cap(c.out) <= maxKeptChunk {
+				select {
+				case free <- c:
+				default: // (the reader has made one more meanwhile)
+				}
+			}
+			budget.release(size)
 		}
 	}
 	if writeErr == nil {
@@ -240,7 +300,7 @@ func batch(r io.Reader, w io.Writer, workers, maxLine int, policy guardrail.Poli
 	return errors.Join(readErr, writeErr)
 }
 
-// inflight bounds the lines and bytes between the reader and the writer.
+// inflight bounds the chunks and bytes between the reader and the writer.
 // Only the reader acquires.
 type inflight struct {
 	mu                 sync.Mutex
@@ -280,11 +340,13 @@ type lineReader struct {
 	n   int // lines read so far
 }
 
-// next returns the next line without its newline. A line longer than max
-// bytes is skipped without being kept: next returns tooLong and no data.
-// err is io.EOF after the last line (a last line without newline counts).
-func (r *lineReader) next() (data []byte, tooLong bool, err error) {
-	size := 0
+// next appends the next line without its newline to dst and returns it. A
+// line longer than max bytes is skipped without being kept: next returns
+// dst as it was and tooLong. err is io.EOF after the last line (a last line
+// without newline counts).
+func (r *lineReader) next(dst []byte) (data []byte, tooLong bool, err error) {
+	size, start := 0, len(dst)
+	data = dst
 	for {
 		frag, err := r.br.ReadSlice('\n')
 		if err == nil {
@@ -292,7 +354,7 @@ func (r *lineReader) next() (data []byte, tooLong bool, err error) {
 		}
 		size += len(frag)
 		if size > r.max {
-			tooLong, data = true, nil
+			tooLong, data = true, dst[:start]
 		} else {
 			data = append(data, frag...)
 		}
@@ -306,7 +368,7 @@ func (r *lineReader) next() (data []byte, tooLong bool, err error) {
 			r.n++
 			return data, tooLong, nil
 		default:
-			return nil, false, err
+			return dst[:start], false, err
 		}
 	}
 }
@@ -343,34 +405,22 @@ type batchErr struct {
 type scorer struct {
 	policy guardrail.Policy
 	cache  *sourceCache
-	buf    bytes.Buffer
-	enc    *json.Encoder
+	out    batchOut // the last verdict, its Numbers reused for the next
 }
 
-// score returns the output line (newline included) for j.
-func (s *scorer) score(j job, maxLine int) []byte {
-	if s.enc == nil {
-		s.enc = json.NewEncoder(&s.buf)
-		s.enc.SetEscapeHTML(false)
-	}
-	s.buf.Reset()
-	var v any
+// score appends the output line (newline included) for j to dst.
+func (s *scorer) score(dst []byte, j job, maxLine int) []byte {
 	if j.tooLong {
-		v = batchErr{Line: j.line, Error: "line longer than " + strconv.Itoa(maxLine) + " bytes"}
-	} else {
-		v = scoreLine(j, s.policy, s.cache)
+		return appendResult(dst, batchErr{Line: j.line, Error: "line longer than " + strconv.Itoa(maxLine) + " bytes"})
 	}
-	if err := s.enc.Encode(v); err != nil {
-		// Cannot happen with these types; keep the output one line per input.
-		s.buf.Reset()
-		fmt.Fprintf(&s.buf, `{"line":%d,"error":"internal: cannot encode result"}`+"\n", j.line)
-	}
-	return bytes.Clone(s.buf.Bytes())
+	return appendResult(dst, s.scoreLine(j))
 }
 
-func scoreLine(j job, policy guardrail.Policy, cache *sourceCache) any {
+// scoreLine returns the result of j: a batchErr, or a *batchOut (s.out,
+// valid until the next call).
+func (s *scorer) scoreLine(j job) any {
 	if id, answer, sources, ok := quickLine(j.data); ok {
-		return verdictOf(id, answer, sources, policy, cache)
+		return s.verdictOf(id, answer, sources)
 	}
 	var in batchIn
 	err := json.Unmarshal(j.data, &in)
@@ -412,23 +462,28 @@ func scoreLine(j job, policy guardrail.Policy, cache *sourceCache) any {
 	case len(in.Sources) == 0 || string(in.Sources) == "null":
 		return fail(`missing "sources"`)
 	}
-	return verdictOf(id, *in.Answer, in.Sources, policy, cache)
+	return s.verdictOf(id, *in.Answer, in.Sources)
 }
 
-// verdictOf returns the output line of a line whose id, answer and
-// sources, the JSON of the list, were read.
-func verdictOf(id, answer string, rawSources []byte, policy guardrail.Policy, cache *sourceCache) any {
-	sources, ok := cache.get(rawSources)
+// verdictOf returns the result of a line whose id, answer and sources,
+// the JSON of the list, were read: in s.out, without allocating it or its
+// Numbers anew.
+func (s *scorer) verdictOf(id, answer string, rawSources []byte) any {
+	sources, ok := s.cache.get(rawSources)
 	if !ok {
 		return batchErr{ID: id, Error: `"sources" must be an array of strings`}
 	}
-	v := policy.Verify(answer, sources)
-	out := batchOut{ID: id, Verdict: "pass", Numbers: make([]batchNumber, len(v.Numbers))}
+	v := s.policy.Verify(answer, sources)
+	out := &s.out
+	out.ID, out.Verdict, out.Numbers = id, "pass", out.Numbers[:0]
+	if out.Numbers == nil {
+		out.Numbers = []batchNumber{} // "numbers":[], not null
+	}
 	if !v.Grounded {
 		out.Verdict = "block"
 	}
-	for i, n := range v.Numbers {
-		out.Numbers[i] = batchNumber{Text: n.Text, Canonical: n.Canonical, Kind: n.Kind, State: n.State, Grounded: n.Grounded, Source: n.Citation}
+	for _, n := range v.Numbers {
+		out.Numbers = append(out.Numbers, batchNumber{Text: n.Text, Canonical: n.Canonical, Kind: n.Kind, State: n.State, Grounded: n.Grounded, Source: n.Citation})
 	}
 	return out
 }

@@ -292,3 +292,50 @@ func BenchmarkBatch(b *testing.B) {
 		})
 	}
 }
+
+// Lines are handed to the workers in chunks: whatever the number of lines
+// (not a multiple of a chunk), where blank, invalid and overlong lines fall
+// in a chunk, and whatever the number of workers, the output is each line's
+// own output line, in input order.
+func TestBatchChunks(t *testing.T) {
+	const maxLine = 400
+	var in bytes.Buffer
+	var want []byte
+	s := scorer{policy: policyOf(false), cache: newSourceCache(cacheEntries, cacheBytes)}
+	line := 0
+	for i := range 3*linesPerChunk + 5 {
+		var l []byte
+		switch {
+		case i%23 == 5:
+			l = []byte(`{"id":"bad","answer":`) // invalid JSON
+		case i%31 == 7:
+			l = []byte(`{"id":"long","answer":"` + strings.Repeat("9 ", maxLine) + `","sources":[]}`)
+		case i == linesPerChunk-1 || i == linesPerChunk:
+			l = []byte(`["not an object"]`)
+		default:
+			l = bytes.TrimSuffix(genLine(i), []byte("\n"))
+		}
+		if i%17 == 3 {
+			in.WriteString("  \n") // a blank line: no output, but it counts
+			line++
+		}
+		in.Write(l)
+		in.WriteByte('\n')
+		line++
+		if len(l) > maxLine {
+			want = s.score(want, job{line: line, tooLong: true}, maxLine)
+		} else {
+			want = s.score(want, job{line: line, data: l}, maxLine)
+		}
+	}
+	for _, workers := range []string{"1", "2", "3"} {
+		var out, stderr bytes.Buffer
+		code := run([]string{"batch", "-workers", workers, "-max-line", strconv.Itoa(maxLine)}, bytes.NewReader(in.Bytes()), &out, &stderr)
+		if code != exitOK {
+			t.Fatalf("workers %s: exit %d: %s", workers, code, stderr.String())
+		}
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Errorf("workers %s: output differs from the lines scored one by one:\n%s\nwant:\n%s", workers, out.Bytes(), want)
+		}
+	}
+}

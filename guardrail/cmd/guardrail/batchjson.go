@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"encoding/binary"
+	"math/bits"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -65,7 +69,8 @@ func quickLine(line []byte) (id, answer string, sources []byte, ok bool) {
 }
 
 // jsonString returns the string that value, valid JSON, holds, and false
-// when it holds none.
+// when it holds none. It decodes escapes and bytes that are not UTF-8 as
+// encoding/json does (see unquote).
 func jsonString(value []byte) (string, bool) {
 	if len(value) < 2 || value[0] != '"' {
 		return "", false
@@ -74,8 +79,89 @@ func jsonString(value []byte) (string, bool) {
 	if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
 		return string(s), true
 	}
-	var v string
-	return v, json.Unmarshal(value, &v) == nil
+	return unquote(s)
+}
+
+// unquote decodes s, the text between the quotes of a valid JSON string,
+// exactly as encoding/json does (its unquoteBytes, of which this is a
+// copy): escapes decoded, a \u escape of half a surrogate pair that is not
+// followed by the other half read as U+FFFD, and each byte that starts no
+// UTF-8 rune too (TestUnquote compares the two).
+func unquote(s []byte) (string, bool) {
+	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
+	for r := 0; r < len(s); {
+		switch c := s[r]; {
+		case c == '\\':
+			r++
+			if r >= len(s) {
+				return "", false
+			}
+			switch s[r] {
+			default:
+				return "", false
+			case '"', '\\', '/', '\'':
+				b = append(b, s[r])
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				rr := getu4(s[r-1:])
+				if rr < 0 {
+					return "", false
+				}
+				r += 4
+				if utf16.IsSurrogate(rr) {
+					if dec := utf16.DecodeRune(rr, getu4(s[r+1:])); dec != unicode.ReplacementChar {
+						r += 6 // a valid pair
+						b = utf8.AppendRune(b, dec)
+						break
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+			}
+			r++
+		case c == '"', c < ' ':
+			return "", false
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			b = utf8.AppendRune(b, rr)
+		}
+	}
+	return string(b), true
+}
+
+// getu4 decodes \uXXXX at the start of s, or returns -1.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c = c - '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }
 
 func skipSpace(b []byte, p int) int {
@@ -88,6 +174,10 @@ func skipSpace(b []byte, p int) int {
 // stringEnd returns the end of the string of valid JSON that starts at p.
 func stringEnd(b []byte, p int) int {
 	for p++; p < len(b); p++ {
+		p = plainRun(b, p, false)
+		if p >= len(b) {
+			break
+		}
 		switch b[p] {
 		case '\\':
 			p++
@@ -234,6 +324,9 @@ func validKey(b []byte, p int) int {
 // digits (bytes beyond ASCII are not checked, as encoding/json does not).
 func validString(b []byte, p int) int {
 	for p++; p < len(b); p++ {
+		if p = plainRun(b, p, true); p >= len(b) {
+			break
+		}
 		switch c := b[p]; {
 		case c == '"':
 			return p + 1
@@ -261,6 +354,34 @@ func validString(b []byte, p int) int {
 		}
 	}
 	return -1
+}
+
+// plainRun returns the end of the run of bytes from p that a JSON string
+// holds as they are: up to the next '"' or '\\' (or, with controls, byte
+// below 0x20), or the end of b. It reads eight bytes at a time: with each
+// byte c of x, c^'"' and c^'\\' are 0 for those bytes, and v-0x01 (v-0x20)
+// borrows into the top bit of a byte v below 0x01 (0x20) that lacks it;
+// what borrows on into the bytes after the first such byte may mark them
+// wrongly, but only the first one counts.
+func plainRun(b []byte, p int, controls bool) int {
+	const ones = 0x0101010101010101
+	for ; p+8 <= len(b); p += 8 {
+		x := binary.LittleEndian.Uint64(b[p:])
+		q, bs := x^'"'*ones, x^'\\'*ones
+		m := (q-ones)&^q | (bs-ones)&^bs
+		if controls {
+			m |= (x - 0x20*ones) &^ x
+		}
+		if m &= 0x80 * ones; m != 0 {
+			return p + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; p < len(b); p++ {
+		if c := b[p]; c == '"' || c == '\\' || controls && c < 0x20 {
+			break
+		}
+	}
+	return p
 }
 
 // validNumber returns the end of the JSON number at p, or -1:
@@ -302,4 +423,115 @@ func validNumber(b []byte, p int) int {
 		}
 	}
 	return p
+}
+
+// appendResult appends v, a *batchOut or a batchErr, to dst as one line of
+// JSON, byte for byte as a json.Encoder that does not escape HTML writes it
+// (TestAppendResult compares the two), without its reflection.
+func appendResult(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case *batchOut:
+		dst = append(dst, `{"id":`...)
+		dst = appendString(dst, v.ID)
+		dst = append(dst, `,"verdict":`...)
+		dst = appendString(dst, v.Verdict)
+		dst = append(dst, `,"numbers":`...)
+		if v.Numbers == nil {
+			dst = append(dst, "null"...)
+		} else {
+			dst = append(dst, '[')
+			for i, n := range v.Numbers {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = append(dst, `{"text":`...)
+				dst = appendString(dst, n.Text)
+				dst = append(dst, `,"canonical":`...)
+				dst = appendString(dst, n.Canonical)
+				dst = append(dst, `,"kind":`...)
+				dst = appendString(dst, n.Kind.String())
+				dst = append(dst, `,"state":`...)
+				dst = appendString(dst, n.State.String())
+				dst = append(dst, `,"grounded":`...)
+				dst = strconv.AppendBool(dst, n.Grounded)
+				dst = append(dst, `,"source":`...)
+				dst = strconv.AppendInt(dst, int64(n.Source), 10)
+				dst = append(dst, '}')
+			}
+			dst = append(dst, ']')
+		}
+		return append(dst, "}\n"...)
+	case batchErr:
+		dst = append(dst, '{')
+		if v.ID != "" {
+			dst = append(dst, `"id":`...)
+			dst = appendString(dst, v.ID)
+			dst = append(dst, ',')
+		}
+		if v.Line != 0 {
+			dst = append(dst, `"line":`...)
+			dst = strconv.AppendInt(dst, int64(v.Line), 10)
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"error":`...)
+		dst = appendString(dst, v.Error)
+		return append(dst, "}\n"...)
+	}
+	panic("appendResult: not a batch result")
+}
+
+// appendString appends s to dst as a JSON string, as encoding/json writes
+// it without escaping HTML: '"', '\\' and the bytes below 0x20 escaped
+// (\b, \f, \n, \r, \t, else \u00XX), each byte that starts no UTF-8 rune as
+// \ufffd, and U+2028 and U+2029 as \u2028 and \u2029.
+func appendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= ' ' && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }

@@ -7,7 +7,11 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/groundwire/groundwire/guardrail"
 )
 
 // slowLine is what scoreLine reads from line with encoding/json alone, in
@@ -198,4 +202,85 @@ func FuzzQuickLine(f *testing.F) {
 		}
 		checkQuick(t, line)
 	})
+}
+
+// trickyStrings are strings of the bytes that JSON escapes or decodes
+// otherwise than as they are: quotes, backslashes, control bytes, bytes
+// that are not UTF-8, U+2028 and U+2029, surrogate escapes, HTML.
+func trickyStrings(r *rand.Rand, n int) []string {
+	parts := []string{"a", "7", " ", `"`, `\`, "\n", "\r", "\t", "\b", "\f", "\x00", "\x1f", "\x7f",
+		"å", "€", "😀", "\u2028", "\u2029", "\xff", "\xc3", "\xe2\x80", "<", ">", "&", "/", "'",
+		`\u00e5`, `\ud83d`, `\ude00`, `\ud83d\ude00`, `\u0041`, `\n`, `\"`, `\\`, `\/`, `\'`, `\x`, `\u12`}
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+// unquote decodes the inside of a valid JSON string (what it is given)
+// as encoding/json does.
+func TestUnquote(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	valid := 0
+	for _, s := range trickyStrings(r, 20000) {
+		var want string
+		if json.Unmarshal([]byte(`"`+s+`"`), &want) != nil {
+			continue
+		}
+		valid++
+		if got, ok := unquote([]byte(s)); !ok || got != want {
+			t.Errorf("unquote(%q) = %q, %v; encoding/json: %q", s, got, ok, want)
+		}
+	}
+	if valid < 2000 {
+		t.Errorf("only %d valid strings tried", valid)
+	}
+}
+
+// appendResult writes what a json.Encoder that does not escape HTML writes.
+func TestAppendResult(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	strs := trickyStrings(r, 4000)
+	pick := func() string { return strs[r.IntN(len(strs))] }
+	var values []any
+	for i := range 1000 {
+		out := batchOut{ID: pick(), Verdict: pick()}
+		if i%7 != 0 {
+			out.Numbers = []batchNumber{}
+		}
+		for range r.IntN(4) {
+			out.Numbers = append(out.Numbers, batchNumber{Text: pick(), Canonical: pick(),
+				Kind: guardrail.Kind(r.IntN(20)), State: guardrail.State(r.IntN(5)), Grounded: r.IntN(2) == 0, Source: r.IntN(5) - 1})
+		}
+		values = append(values, &out, batchErr{ID: pick(), Line: r.IntN(3), Error: pick()})
+	}
+	if data, err := os.ReadFile(realData); err == nil {
+		s := scorer{policy: guardrail.Strict, cache: newSourceCache(cacheEntries, cacheBytes)}
+		for k, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			v := s.scoreLine(job{line: k + 1, data: line})
+			if out, ok := v.(*batchOut); ok {
+				c := *out // (s.out is reused)
+				c.Numbers = slices.Clone(out.Numbers)
+				v = &c
+			}
+			values = append(values, v)
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, v := range values {
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendResult(nil, v); !bytes.Equal(got, buf.Bytes()) {
+			t.Errorf("appendResult(%#v) = %s, want %s", v, got, buf.Bytes())
+		}
+	}
 }
