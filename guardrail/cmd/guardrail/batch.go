@@ -42,12 +42,14 @@ stdout). Each input line is one JSON object
 and gives one output line, in input order:
 
   {"id":…,"verdict":"pass"|"block","numbers":[{"text":…,"canonical":…,
-   "kind":…,"state":…,"grounded":bool,"source":N},…]}
+   "kind":…,"state":…,"grounded":bool,"source":N[,"formula":…]},…]}
 
-where "state" is "grounded", "ungrounded" or "unverified" (a small count in
-words that no snippet states or contradicts), "source" is the index in
-"sources" of the first snippet grounding the number, or -1; "verdict" is
-"block" when any number is ungrounded, or with -strict also unverified.
+where "state" is "grounded", "ungrounded", "unverified" (a small count in
+words that no snippet states or contradicts) or "derived" (one shown
+operation over the snippets' quantities gives it; it adds "formula"),
+"source" is the index in "sources" of the first snippet grounding the
+number (of a derived one's first operand), or -1; "verdict" is "block" when
+any number is ungrounded, or with -strict also unverified or derived.
 
 A line that cannot be scored (not JSON, not an object, "id" missing or not a
 non-empty string, "answer" or "sources" missing or of the wrong type, longer
@@ -78,7 +80,7 @@ func runBatch(c *command, args []string, stdin io.Reader, stdout, stderr io.Writ
 	fs.StringVar(&opt.out, "out", "-", "output JSONL `FILE` (\"-\": stdout)")
 	fs.IntVar(&opt.workers, "workers", 0, "`N` parallel workers (0: one per CPU)")
 	fs.IntVar(&opt.maxLine, "max-line", defaultMaxLine, "longest input line in `BYTES`; longer lines are reported as errors")
-	fs.BoolVar(&opt.strict, "strict", false, "strict policy: unverified numbers (small counts in words) block too")
+	fs.BoolVar(&opt.strict, "strict", false, "strict policy: unverified numbers (small counts in words) and derived ones block too")
 	if code, done := parseFlags(c, fs, args, stdout, stderr); done {
 		return code
 	}
@@ -387,6 +389,8 @@ type batchNumber struct {
 	State     guardrail.State `json:"state"`
 	Grounded  bool            `json:"grounded"`
 	Source    int             `json:"source"`
+	// Formula is a derived number's arithmetic (see guardrail.Derivation).
+	Formula string `json:"formula,omitempty"`
 }
 
 type batchOut struct {
@@ -483,7 +487,11 @@ func (s *scorer) verdictOf(id, answer string, rawSources []byte) any {
 		out.Verdict = "block"
 	}
 	for _, n := range v.Numbers {
-		out.Numbers = append(out.Numbers, batchNumber{Text: n.Text, Canonical: n.Canonical, Kind: n.Kind, State: n.State, Grounded: n.Grounded, Source: n.Citation})
+		bn := batchNumber{Text: n.Text, Canonical: n.Canonical, Kind: n.Kind, State: n.State, Grounded: n.Grounded, Source: n.Citation}
+		if n.Derivation != nil {
+			bn.Formula = n.Formula
+		}
+		out.Numbers = append(out.Numbers, bn)
 	}
 	return out
 }

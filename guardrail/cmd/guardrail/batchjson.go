@@ -456,6 +456,10 @@ func appendResult(dst []byte, v any) []byte {
 				dst = strconv.AppendBool(dst, n.Grounded)
 				dst = append(dst, `,"source":`...)
 				dst = strconv.AppendInt(dst, int64(n.Source), 10)
+				if n.Formula != "" {
+					dst = append(dst, `,"formula":`...)
+					dst = appendString(dst, n.Formula)
+				}
 				dst = append(dst, '}')
 			}
 			dst = append(dst, ']')

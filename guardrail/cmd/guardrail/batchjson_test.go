@@ -255,7 +255,8 @@ func TestAppendResult(t *testing.T) {
 		}
 		for range r.IntN(4) {
 			out.Numbers = append(out.Numbers, batchNumber{Text: pick(), Canonical: pick(),
-				Kind: guardrail.Kind(r.IntN(20)), State: guardrail.State(r.IntN(5)), Grounded: r.IntN(2) == 0, Source: r.IntN(5) - 1})
+				Kind: guardrail.Kind(r.IntN(20)), State: guardrail.State(r.IntN(5)), Grounded: r.IntN(2) == 0, Source: r.IntN(5) - 1,
+				Formula: []string{"", pick()}[r.IntN(2)]})
 		}
 		values = append(values, &out, batchErr{ID: pick(), Line: r.IntN(3), Error: pick()})
 	}
