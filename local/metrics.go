@@ -196,8 +196,8 @@ var (
 )
 
 // frameHead returns the type and id of a stream or sources frame whose id
-// needs no unescaping.
-func frameHead(data []byte) (typ, id string, ok bool) {
+// needs no unescaping (the id in data, not copied).
+func frameHead(data []byte) (typ string, id []byte, ok bool) {
 	var rest []byte
 	switch {
 	case bytes.HasPrefix(data, streamPrefix):
@@ -205,13 +205,13 @@ func frameHead(data []byte) (typ, id string, ok bool) {
 	case bytes.HasPrefix(data, sourcesPrefix):
 		typ, rest = lambda.TypeSources, data[len(sourcesPrefix):]
 	default:
-		return "", "", false
+		return "", nil, false
 	}
 	end := bytes.IndexByte(rest, '"')
 	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
-		return "", "", false
+		return "", nil, false
 	}
-	return typ, string(rest[:end]), true
+	return typ, rest[:end], true
 }
 
 // Every answer ends with a stream_end and a response frame, the response
@@ -285,10 +285,12 @@ func plainString(b []byte) (string, []byte, bool) {
 
 // sent observes a frame sent to the client.
 func (o *frameObserver) sent(data []byte, now time.Time) {
-	var f outFrame
 	if typ, id, ok := frameHead(data); ok {
-		f.Type, f.ID = typ, id
-	} else if !frameTail(data, &f) && json.Unmarshal(data, &f) != nil {
+		o.streamed(typ, id, now)
+		return
+	}
+	var f outFrame
+	if !frameTail(data, &f) && json.Unmarshal(data, &f) != nil {
 		return
 	}
 	m := o.m
@@ -336,6 +338,22 @@ func (o *frameObserver) sent(data []byte, now time.Time) {
 			delete(o.timings, f.ID)
 		}
 	}
+}
+
+// streamed observes a sources or stream frame (the most frequent ones),
+// without copying its id.
+func (o *frameObserver) streamed(typ string, id []byte, now time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t := o.timings[string(id)]
+	if t == nil {
+		return
+	}
+	if typ == lambda.TypeStream && !t.streamed {
+		t.streamed = true
+		o.m.ttft.Observe(now.Sub(t.received).Seconds())
+	}
+	t.last = now
 }
 
 // actionResult names the outcome of a confirm.
