@@ -505,7 +505,9 @@ func (c *client) dispatch(data []byte) {
 		f.Type = "invalid"
 	}
 	typ := c.s.metrics.clientFrame(f.Type)
-	c.log.Debug("frame", "type", typ, "id", lambda.Mask(truncate(f.ID, 64)))
+	if c.log.Enabled(c.ctx, slog.LevelDebug) { // Mask runs a regular expression
+		c.log.Debug("frame", "type", typ, "id", lambda.Mask(truncate(f.ID, 64)))
+	}
 	if f.Type == lambda.TypeMessage && f.ID != "" && len(f.ID) <= lambda.MaxIDBytes {
 		c.obs.received(f.ID, now)
 	}
