@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 )
 
-// sameAsMarshal fails t when a stream frame's appendJSON differs from
+// sameAsMarshal fails t when a frame's appendJSON differs from
 // json.Marshal.
-func sameAsMarshal(t *testing.T, f StreamFrame) {
+func sameAsMarshal(t *testing.T, f jsonAppender) {
 	t.Helper()
 	want, err := json.Marshal(f)
 	if err != nil {
@@ -39,6 +40,55 @@ func TestStreamFrameJSON(t *testing.T) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		sameAsMarshal(t, StreamFrame{Type: TypeStream, ID: "id", Delta: b.String()})
+	}
+}
+
+// The frames of an answer likewise, with every field of their types (and
+// of the types they hold) filled at random by reflection: strings with the
+// characters JSON escapes, edge integers, both booleans, and slices nil,
+// empty or filled. A field added to a frame type that appendJSON does not
+// write makes this fail.
+func TestAnswerFramesJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 15))
+	pieces := []string{"a", " ", "\"", "\\", "<", "&", "\n", "\x01", "é", "\u2028", "\xff", "399 kr"}
+	ints := []int64{0, 1, -1, 42, -1 << 31, 1<<31 - 1}
+	var fill func(v reflect.Value)
+	fill = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.String:
+			var b strings.Builder
+			for n := rng.IntN(5); n > 0; n-- {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			v.SetString(b.String())
+		case reflect.Int, reflect.Int64, reflect.Int32:
+			v.SetInt(ints[rng.IntN(len(ints))])
+		case reflect.Bool:
+			v.SetBool(rng.IntN(2) == 0)
+		case reflect.Slice:
+			n := rng.IntN(4) - 1 // -1: nil
+			if n < 0 {
+				v.SetZero()
+				return
+			}
+			v.Set(reflect.MakeSlice(v.Type(), n, n))
+			for i := range n {
+				fill(v.Index(i))
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				fill(v.Field(i))
+			}
+		default:
+			t.Fatalf("fill: no values for %s", v.Type())
+		}
+	}
+	for range 5000 {
+		for _, f := range []jsonAppender{&SourcesFrame{}, &StreamFrame{}, &StreamEndFrame{}, &ResponseFrame{}} {
+			v := reflect.ValueOf(f).Elem()
+			fill(v)
+			sameAsMarshal(t, v.Interface().(jsonAppender))
+		}
 	}
 }
 
