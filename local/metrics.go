@@ -37,6 +37,35 @@ type metrics struct {
 	dropped       prometheus.Counter     // clients dropped for not reading
 	ttft          prometheus.Histogram
 	verifyLatency prometheus.Histogram
+
+	// the counters of every frame or answer, by label
+	messageCounts, answerCounts, numberCounts counters
+}
+
+// counters caches a vector's counters by label value (WithLabelValues
+// hashes and validates the value on every call, several times a message).
+// Only for label values from a small set.
+type counters struct {
+	vec *prometheus.CounterVec
+	mu  sync.RWMutex
+	m   map[string]prometheus.Counter
+}
+
+func (c *counters) with(label string) prometheus.Counter {
+	c.mu.RLock()
+	ctr, ok := c.m[label]
+	c.mu.RUnlock()
+	if ok {
+		return ctr
+	}
+	ctr = c.vec.WithLabelValues(label)
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = make(map[string]prometheus.Counter)
+	}
+	c.m[label] = ctr
+	c.mu.Unlock()
+	return ctr
 }
 
 func newMetrics() *metrics {
@@ -90,6 +119,7 @@ func newMetrics() *metrics {
 	} {
 		f(c)
 	}
+	m.messageCounts.vec, m.answerCounts.vec, m.numberCounts.vec = m.messages, m.answers, m.numbers
 	// Series that should read 0 rather than be missing.
 	for _, s := range []string{lambda.StatusVerified, lambda.StatusNoSources, lambda.StatusBlocked, lambda.ReasonCancelled} {
 		m.answers.WithLabelValues(s)
@@ -134,7 +164,7 @@ func (m *metrics) clientFrame(typ string) string {
 	default:
 		typ = "other"
 	}
-	m.messages.WithLabelValues(typ).Inc()
+	m.messageCounts.with(typ).Inc()
 	return typ
 }
 
@@ -312,16 +342,16 @@ func (o *frameObserver) sent(data []byte, now time.Time) {
 		}
 	case lambda.TypeStreamEnd:
 		if f.Reason == lambda.ReasonCancelled {
-			m.answers.WithLabelValues(lambda.ReasonCancelled).Inc()
+			m.answerCounts.with(lambda.ReasonCancelled).Inc()
 			delete(o.timings, f.ID)
 		}
 	case lambda.TypeResponse:
-		m.answers.WithLabelValues(f.Status).Inc()
+		m.answerCounts.with(f.Status).Inc()
 		for _, n := range f.Numbers {
 			if n.Grounded {
-				m.numbers.WithLabelValues("grounded").Inc()
+				m.numberCounts.with("grounded").Inc()
 			} else {
-				m.numbers.WithLabelValues("blocked").Inc()
+				m.numberCounts.with("blocked").Inc()
 			}
 		}
 		if t != nil {
