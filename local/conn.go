@@ -511,13 +511,18 @@ func (c *client) dispatch(data []byte) {
 	if f.Type == lambda.TypeMessage && f.ID != "" && len(f.ID) <= lambda.MaxIDBytes {
 		c.obs.received(f.ID, now)
 	}
-	gate := time.NewTimer(orderGate)
-	defer gate.Stop()
 	select {
-	case <-c.prev:
-	case <-gate.C:
-	case <-c.quit:
-		return
+	case <-c.prev: // returned already: no timer to start
+	default:
+		gate := time.NewTimer(orderGate)
+		select {
+		case <-c.prev:
+		case <-gate.C:
+		case <-c.quit:
+			gate.Stop()
+			return
+		}
+		gate.Stop()
 	}
 	select {
 	case c.sem <- struct{}{}:
