@@ -460,11 +460,16 @@ func (h *Handler) sendLocked(ctx context.Context, c *conn, msgID string, frame a
 	if c.gone {
 		return ErrGone
 	}
-	data, err := json.Marshal(frame)
-	if err != nil {
-		return err
+	var data []byte
+	if a, ok := frame.(jsonAppender); ok {
+		data = a.appendJSON(make([]byte, 0, 128))
+	} else {
+		var err error
+		if data, err = json.Marshal(frame); err != nil {
+			return err
+		}
 	}
-	err = h.sender.Send(ctx, c.id, data)
+	err := h.sender.Send(ctx, c.id, data)
 	switch {
 	case err == nil:
 		return nil

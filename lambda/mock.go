@@ -378,6 +378,7 @@ func pickSentences(question string, snippets [][]Sentence, cache *wordCache) []*
 // qword is a content word of the question.
 type qword struct {
 	word    string
+	runes   int // utf8.RuneCountInString(word)
 	stems   []string
 	concept map[string]bool // words of its concept (price: kr, SEK, …), or nil
 	weight  float64
@@ -398,14 +399,22 @@ func (q *qword) match(s *sentence) float64 {
 	for _, st := range q.stems {
 		best = max(best, s.Terms[st])
 	}
-	for w := range q.concept {
-		best = max(best, s.Terms[w])
-	}
 	if best == 1 {
 		return 1
 	}
-	n := utf8.RuneCountInString(q.word)
+	// One pass over the sentence's terms (a dozen) rather than over the
+	// concept's words (a hundred for price): a term weighs at most its
+	// weight however it matches, so one weighing no more than best is
+	// passed over.
+	n := q.runes
 	for w, weight := range s.Terms {
+		if weight <= best {
+			continue
+		}
+		if q.concept[w] {
+			best = weight
+			continue
+		}
 		m := utf8.RuneCountInString(w)
 		switch {
 		case n >= 5 && m >= 4 && withinEdits(q.word, w, 1+n/8):
@@ -430,7 +439,7 @@ func questionParts(question string, cache *wordCache) [][]*qword {
 	var parts [][]*qword
 	seen := map[string]bool{}
 	lower := strings.ToLower(question)
-	for _, text := range partEnd.Split(lower, -1) {
+	for _, text := range splitParts(lower) {
 		cuts := []int{0}
 		if containsAny(text, joinWords) {
 			for _, m := range partJoin.FindAllStringSubmatchIndex(text, -1) {
@@ -447,9 +456,9 @@ func questionParts(question string, cache *wordCache) [][]*qword {
 				}
 				seen[w] = true
 				info := cache.get(w)
-				part = append(part, &qword{word: w, stems: info.stems, concept: info.concept, weight: 1})
+				part = append(part, &qword{word: w, runes: utf8.RuneCountInString(w), stems: info.stems, concept: info.concept, weight: 1})
 			})
-			if containsAny(text, amountWords) && amountQuestion.MatchString(text) {
+			if asksAmount(text) {
 				part = append(part, &qword{word: "#", weight: 0.5, any: func(s *sentence) bool { return s.Digit }})
 			}
 			if len(part) > 0 {
@@ -512,17 +521,39 @@ func (c *wordCache) get(w string) wordInfo {
 	return info
 }
 
+// splitParts splits a question where a part ends: at a run of ?, ! or ;,
+// and at a period before a space, tab or line break — what
+// regexp.MustCompile(`[?!;]+|\.\s`).Split(s, -1) does, without the cost
+// of a regular expression on every message.
+func splitParts(s string) []string {
+	var out []string
+	beg := 0
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '?' || c == '!' || c == ';':
+			j := i + 1
+			for j < len(s) && (s[j] == '?' || s[j] == '!' || s[j] == ';') {
+				j++
+			}
+			out = append(out, s[beg:i])
+			beg, i = j, j
+		case c == '.' && i+1 < len(s) && strings.IndexByte("\t\n\f\r ", s[i+1]) >= 0:
+			out = append(out, s[beg:i])
+			beg, i = i+2, i+2
+		default:
+			i++
+		}
+	}
+	return append(out, s[beg:])
+}
+
 var (
-	partEnd  = regexp.MustCompile(`[?!;]+|\.\s`)
 	partJoin = regexp.MustCompile(`(?:,|\band\b|\boch\b|\balso\b|\bsamt\b|\bplus\b)\s+(?:(?:and|och|also|plus|then|sen|så)\s+)?((?:how|what|whats|when|where|which|why|who|can|could|do|does|is|are|will|would|should|hur|vad|när|var|vilken|vilket|vilka|varför|kan|går|finns|har|är|ska|får|måste)\b)`)
 )
 
-// joinWords and amountWords are what partJoin and amountQuestion cannot
-// match without: a text holding none is not run through them.
-var (
-	joinWords   = []string{",", "and", "och", "also", "samt", "plus"}
-	amountWords = []string{"how ", "when", "what time", "hur ", "när", "vilken tid", "cost", "kosta", "pris", "price"}
-)
+// joinWords are what partJoin cannot match without: a text holding none
+// is not run through it.
+var joinWords = []string{",", "and", "och", "also", "samt", "plus"}
 
 func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {
@@ -533,7 +564,43 @@ func containsAny(s string, subs []string) bool {
 	return false
 }
 
-var amountQuestion = regexp.MustCompile(`\b(?:how (?:much|many|long|often|soon|fast)|when|what time|hur (?:mycket|många|länge|lång|ofta|snabbt)|när|vilken tid)\b|\bcost|\bkosta|\bpris|\bprice`)
+// amountPhrases ask for an amount or a time when they stand as words;
+// amountStems when a word starts with them.
+var (
+	amountPhrases = []string{"how much", "how many", "how long", "how often", "how soon", "how fast", "when", "what time",
+		"hur mycket", "hur många", "hur länge", "hur lång", "hur ofta", "hur snabbt", "när", "vilken tid"}
+	amountStems = []string{"cost", "kosta", "pris", "price"}
+)
+
+// asksAmount reports whether the lower-case text asks for an amount: an
+// amount phrase between word boundaries, or a word starting with an amount
+// stem — what the regular expression
+// \b(?:how (?:much|many|…)|when|…|vilken tid)\b|\bcost|\bkosta|\bpris|\bprice
+// matches (word boundaries as RE2's \b: ASCII letters, digits and _ are
+// word characters).
+func asksAmount(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if i > 0 && isWordByte(text[i-1]) {
+			continue // no boundary before; a byte of a longer letter is none
+		}
+		rest := text[i:]
+		for _, p := range amountStems {
+			if strings.HasPrefix(rest, p) {
+				return true
+			}
+		}
+		for _, p := range amountPhrases {
+			if strings.HasPrefix(rest, p) && (len(rest) == len(p) || !isWordByte(rest[len(p)])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
 
 // concepts are sets of stems a question word and a sentence share a
 // meaning through: a price question is answered by a sentence in kronor.

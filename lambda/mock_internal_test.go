@@ -2,6 +2,8 @@ package lambda
 
 import (
 	"math/rand/v2"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -69,5 +71,57 @@ func TestWithinEdits(t *testing.T) {
 				t.Fatalf("withinEdits(%q, %q, %d) = %v, distance %d", a, string(b), k, got, want)
 			}
 		}
+	}
+}
+
+// splitParts splits where the regular expression it replaces matches, on
+// edge cases and random texts of the characters that matter.
+func TestSplitPartsAsRegexp(t *testing.T) {
+	re := regexp.MustCompile(`[?!;]+|\.\s`)
+	check := func(s string) {
+		t.Helper()
+		got, want := splitParts(s), re.Split(s, -1)
+		if len(got) != len(want) || len(got) > 0 && !slices.Equal(got, want) {
+			t.Fatalf("%q: %q, want %q", s, got, want)
+		}
+	}
+	for _, s := range []string{"", "?", "a", "a.b", "a. b", "a.\tb.\nc.\rd.\fe.\vf", "what?!; now", "?x?", "x??", "..  ", "a.\u00a0b", "ok.", "é?ü.\n"} {
+		check(s)
+	}
+	rng := rand.New(rand.NewPCG(5, 23))
+	alphabet := []string{"?", "!", ";", ".", " ", "\t", "\n", "\v", "a", "é", "\xff"}
+	for range 20000 {
+		var b strings.Builder
+		for n := rng.IntN(12); n > 0; n-- {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		check(b.String())
+	}
+}
+
+// asksAmount matches where the regular expression it replaces does.
+func TestAsksAmountAsRegexp(t *testing.T) {
+	re := regexp.MustCompile(`\b(?:how (?:much|many|long|often|soon|fast)|when|what time|hur (?:mycket|många|länge|lång|ofta|snabbt)|när|vilken tid)\b|\bcost|\bkosta|\bpris|\bprice`)
+	check := func(s string) {
+		t.Helper()
+		if got, want := asksAmount(s), re.MatchString(s); got != want {
+			t.Fatalf("%q: %v, want %v", s, got, want)
+		}
+	}
+	for _, s := range []string{"", "how much", "how much does it cost", "showcase", "when", "whenever", "awhen", "_when", "when_", "när", "änär", "närma", "hur långa", "hur lång?",
+		"pricey", "xprice", "éprice", "what time is it", "what timer", "hur mycket", "vilken tid", "vilken tider", "the cost", "1cost", "how  much"} {
+		check(s)
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	words := []string{"how", "much", "many", "when", "what", "time", "hur", "många", "lång", "länge", "när", "vilken", "tid", "cost", "kosta", "pris", "price", "a", "é", "_", "1", " ", "  ", "?", "\xff"}
+	for range 50000 {
+		var b strings.Builder
+		for n := rng.IntN(6); n > 0; n-- {
+			b.WriteString(words[rng.IntN(len(words))])
+			if rng.IntN(2) == 0 {
+				b.WriteByte(' ')
+			}
+		}
+		check(b.String())
 	}
 }

@@ -8,7 +8,9 @@ import (
 // Sender delivers one server frame to a connection: in AWS through the API
 // Gateway Management API (PostToConnection), locally over the WebSocket.
 // Implementations must be safe for concurrent use; the handler never sends
-// two frames to the same connection at once from one process.
+// two frames to the same connection at once from one process. data is the
+// frame's own: the handler does not touch it after Send, so a Sender may
+// keep it (queue it for a writer) without copying.
 type Sender interface {
 	Send(ctx context.Context, connectionID string, data []byte) error
 }

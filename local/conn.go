@@ -84,6 +84,7 @@ type client struct {
 	// sender waits (roomWait).
 	qmu          sync.Mutex
 	queue        []queued
+	qbuf         *[]queued // what queue came from (queues)
 	pending      int
 	pendingBytes int
 	oldest       time.Time
@@ -184,9 +185,10 @@ func (c *client) deliver(ctx context.Context, data []byte) error {
 		return c.gone()
 	default:
 	}
-	// The Sender contract does not promise that data stays untouched
-	// after Send returns; the writer needs it until it is written.
-	data = append([]byte(nil), data...)
+	// data is kept until it is written, not copied: lambda.Sender's
+	// contract (the handler does not touch a frame after Send), and the
+	// server's own frames (errors, the Management API's copy) are not
+	// touched either.
 	slow := c.s.cfg.WriteWait
 	var timer *time.Timer
 	defer func() {
@@ -210,6 +212,10 @@ func (c *client) deliver(ctx context.Context, data []byte) error {
 		if c.pending == 0 || (c.pending < sendQueue && c.pendingBytes+len(data) <= sendQueueBytes) {
 			if c.pending == 0 {
 				c.oldest = now
+			}
+			if c.queue == nil {
+				c.qbuf = queues.Get().(*[]queued)
+				c.queue = *c.qbuf
 			}
 			c.queue = append(c.queue, queued{data, now})
 			c.pending++
@@ -244,19 +250,35 @@ func (c *client) deliver(ctx context.Context, data []byte) error {
 	case c.wake <- struct{}{}:
 	default:
 	}
-	c.touch()
-	c.obs.sent(data, time.Now())
+	now := time.Now()
+	c.lastActive.Store(now.UnixNano())
+	c.obs.sent(data, now)
 	return nil
 }
 
-// take empties the queue and returns what was in it; the frames stay
+// queues recycles the writers' queues: an idle connection holds none, and
+// a busy one does not grow a new one for every batch.
+var queues = sync.Pool{New: func() any { q := make([]queued, 0, 16); return &q }}
+
+// take empties the queue and returns what was in it, and the buffer to
+// give back (see recycle) once the batch is written; the frames stay
 // pending until written (see written).
-func (c *client) take() []queued {
+func (c *client) take() ([]queued, *[]queued) {
 	c.qmu.Lock()
 	defer c.qmu.Unlock()
-	q := c.queue
-	c.queue = nil
-	return q
+	q, buf := c.queue, c.qbuf
+	c.queue, c.qbuf = nil, nil
+	return q, buf
+}
+
+// recycle gives a written batch's buffer back, holding no frame.
+func recycle(q []queued, buf *[]queued) {
+	if buf == nil || cap(q) > 1024 {
+		return
+	}
+	clear(q)
+	*buf = q[:0]
+	queues.Put(buf)
 }
 
 // written records that the frame q[i] of a batch taken from the queue has
@@ -284,7 +306,7 @@ func (c *client) written(q []queued, i int) {
 // are several; on failure the connection is closed.
 func (c *client) writeQueued() bool {
 	for {
-		q := c.take()
+		q, buf := c.take()
 		if len(q) == 0 {
 			return true
 		}
@@ -312,6 +334,7 @@ func (c *client) writeQueued() bool {
 				c.written(q, i)
 			}
 		}
+		recycle(q, buf)
 	}
 }
 
@@ -464,28 +487,42 @@ func (c *client) readEnd(err error) (int, string) {
 }
 
 // dispatch hands one text frame to the handler as a MESSAGE event, in its
-// own goroutine (see maxInFlight and orderGate).
+// own goroutine (see maxInFlight and orderGate; the goroutine is a worker
+// that may have run earlier invocations, see workers).
 func (c *client) dispatch(data []byte) {
 	now := time.Now()
+	// The type and id for the metrics and the logs, as json.Unmarshal
+	// reads them (the last of duplicate keys, any casing); a frame the
+	// handler will take is read as it reads it, which is the same and
+	// cheaper.
 	var f struct {
 		Type string `json:"type"`
 		ID   string `json:"id"`
 	}
-	if json.Unmarshal(data, &f) != nil {
+	if cf, err := lambda.DecodeClientFrame(data); err == nil {
+		f.Type, f.ID = cf.Type, cf.ID
+	} else if json.Unmarshal(data, &f) != nil {
 		f.Type = "invalid"
 	}
 	typ := c.s.metrics.clientFrame(f.Type)
-	c.log.Debug("frame", "type", typ, "id", lambda.Mask(truncate(f.ID, 64)))
+	if c.log.Enabled(c.ctx, slog.LevelDebug) { // Mask runs a regular expression
+		c.log.Debug("frame", "type", typ, "id", lambda.Mask(truncate(f.ID, 64)))
+	}
 	if f.Type == lambda.TypeMessage && f.ID != "" && len(f.ID) <= lambda.MaxIDBytes {
 		c.obs.received(f.ID, now)
 	}
-	gate := time.NewTimer(orderGate)
-	defer gate.Stop()
 	select {
-	case <-c.prev:
-	case <-gate.C:
-	case <-c.quit:
-		return
+	case <-c.prev: // returned already: no timer to start
+	default:
+		gate := time.NewTimer(orderGate)
+		select {
+		case <-c.prev:
+		case <-gate.C:
+		case <-c.quit:
+			gate.Stop()
+			return
+		}
+		gate.Stop()
 	}
 	select {
 	case c.sem <- struct{}{}:
@@ -496,7 +533,7 @@ func (c *client) dispatch(data []byte) {
 	done := make(chan struct{})
 	c.prev = done
 	c.inflight.Add(1)
-	go func() {
+	c.s.workers.run(func() {
 		defer func() {
 			close(done)
 			<-c.sem
@@ -505,7 +542,7 @@ func (c *client) dispatch(data []byte) {
 		if _, err := c.s.handler.Handle(c.ctx, ev); err != nil {
 			c.invocationFailed(typ, f.ID, err)
 		}
-	}()
+	})
 }
 
 // invocationFailed answers a frame whose invocation failed (with -lambda:

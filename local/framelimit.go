@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // errFrameTooLarge ends a connection whose client sent a frame over the
@@ -40,6 +41,11 @@ type frameLimitConn struct {
 	wmu    sync.Mutex
 	corked bool
 	wbuf   *[]byte
+	// the write deadline set while corked, applied by uncork (gorilla
+	// sets it before every frame: one timer update per batch, not per
+	// frame)
+	deadline    time.Time
+	deadlineSet bool
 }
 
 var corkBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8192); return &b }}
@@ -53,6 +59,19 @@ func (c *frameLimitConn) Write(p []byte) (int, error) {
 	}
 	c.wmu.Unlock()
 	return c.Conn.Write(p)
+}
+
+// SetWriteDeadline sets the deadline of the next network write: while
+// corked, that of uncork's.
+func (c *frameLimitConn) SetWriteDeadline(t time.Time) error {
+	c.wmu.Lock()
+	if c.corked {
+		c.deadline, c.deadlineSet = t, true
+		c.wmu.Unlock()
+		return nil
+	}
+	c.wmu.Unlock()
+	return c.Conn.SetWriteDeadline(t)
 }
 
 // cork starts gathering writes.
@@ -75,7 +94,14 @@ func (c *frameLimitConn) uncork() error {
 	c.corked = false
 	b := c.wbuf
 	c.wbuf = nil
-	_, err := c.Conn.Write(*b)
+	var err error
+	if c.deadlineSet {
+		c.deadlineSet = false
+		err = c.Conn.SetWriteDeadline(c.deadline)
+	}
+	if err == nil {
+		_, err = c.Conn.Write(*b)
+	}
 	if cap(*b) <= 64*1024 {
 		*b = (*b)[:0]
 		corkBuffers.Put(b)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -17,7 +18,10 @@ type managementConns struct{ reg *registry }
 var _ emulator.Connections = managementConns{}
 
 func (m managementConns) Send(id string, data []byte) error {
-	return m.reg.Send(context.Background(), id, data)
+	// registry.Send keeps data until it is written (lambda.Sender's
+	// contract); the Management API promises nothing about its request's
+	// bytes.
+	return m.reg.Send(context.Background(), id, bytes.Clone(data))
 }
 
 func (m managementConns) Info(id string) (emulator.Info, bool) {

@@ -37,6 +37,35 @@ type metrics struct {
 	dropped       prometheus.Counter     // clients dropped for not reading
 	ttft          prometheus.Histogram
 	verifyLatency prometheus.Histogram
+
+	// the counters of every frame or answer, by label
+	messageCounts, answerCounts, numberCounts counters
+}
+
+// counters caches a vector's counters by label value (WithLabelValues
+// hashes and validates the value on every call, several times a message).
+// Only for label values from a small set.
+type counters struct {
+	vec *prometheus.CounterVec
+	mu  sync.RWMutex
+	m   map[string]prometheus.Counter
+}
+
+func (c *counters) with(label string) prometheus.Counter {
+	c.mu.RLock()
+	ctr, ok := c.m[label]
+	c.mu.RUnlock()
+	if ok {
+		return ctr
+	}
+	ctr = c.vec.WithLabelValues(label)
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = make(map[string]prometheus.Counter)
+	}
+	c.m[label] = ctr
+	c.mu.Unlock()
+	return ctr
 }
 
 func newMetrics() *metrics {
@@ -90,6 +119,7 @@ func newMetrics() *metrics {
 	} {
 		f(c)
 	}
+	m.messageCounts.vec, m.answerCounts.vec, m.numberCounts.vec = m.messages, m.answers, m.numbers
 	// Series that should read 0 rather than be missing.
 	for _, s := range []string{lambda.StatusVerified, lambda.StatusNoSources, lambda.StatusBlocked, lambda.ReasonCancelled} {
 		m.answers.WithLabelValues(s)
@@ -134,7 +164,7 @@ func (m *metrics) clientFrame(typ string) string {
 	default:
 		typ = "other"
 	}
-	m.messages.WithLabelValues(typ).Inc()
+	m.messageCounts.with(typ).Inc()
 	return typ
 }
 
@@ -196,8 +226,8 @@ var (
 )
 
 // frameHead returns the type and id of a stream or sources frame whose id
-// needs no unescaping.
-func frameHead(data []byte) (typ, id string, ok bool) {
+// needs no unescaping (the id in data, not copied).
+func frameHead(data []byte) (typ string, id []byte, ok bool) {
 	var rest []byte
 	switch {
 	case bytes.HasPrefix(data, streamPrefix):
@@ -205,13 +235,13 @@ func frameHead(data []byte) (typ, id string, ok bool) {
 	case bytes.HasPrefix(data, sourcesPrefix):
 		typ, rest = lambda.TypeSources, data[len(sourcesPrefix):]
 	default:
-		return "", "", false
+		return "", nil, false
 	}
 	end := bytes.IndexByte(rest, '"')
 	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
-		return "", "", false
+		return "", nil, false
 	}
-	return typ, string(rest[:end]), true
+	return typ, rest[:end], true
 }
 
 // Every answer ends with a stream_end and a response frame, the response
@@ -285,10 +315,12 @@ func plainString(b []byte) (string, []byte, bool) {
 
 // sent observes a frame sent to the client.
 func (o *frameObserver) sent(data []byte, now time.Time) {
-	var f outFrame
 	if typ, id, ok := frameHead(data); ok {
-		f.Type, f.ID = typ, id
-	} else if !frameTail(data, &f) && json.Unmarshal(data, &f) != nil {
+		o.streamed(typ, id, now)
+		return
+	}
+	var f outFrame
+	if !frameTail(data, &f) && json.Unmarshal(data, &f) != nil {
 		return
 	}
 	m := o.m
@@ -310,16 +342,16 @@ func (o *frameObserver) sent(data []byte, now time.Time) {
 		}
 	case lambda.TypeStreamEnd:
 		if f.Reason == lambda.ReasonCancelled {
-			m.answers.WithLabelValues(lambda.ReasonCancelled).Inc()
+			m.answerCounts.with(lambda.ReasonCancelled).Inc()
 			delete(o.timings, f.ID)
 		}
 	case lambda.TypeResponse:
-		m.answers.WithLabelValues(f.Status).Inc()
+		m.answerCounts.with(f.Status).Inc()
 		for _, n := range f.Numbers {
 			if n.Grounded {
-				m.numbers.WithLabelValues("grounded").Inc()
+				m.numberCounts.with("grounded").Inc()
 			} else {
-				m.numbers.WithLabelValues("blocked").Inc()
+				m.numberCounts.with("blocked").Inc()
 			}
 		}
 		if t != nil {
@@ -336,6 +368,22 @@ func (o *frameObserver) sent(data []byte, now time.Time) {
 			delete(o.timings, f.ID)
 		}
 	}
+}
+
+// streamed observes a sources or stream frame (the most frequent ones),
+// without copying its id.
+func (o *frameObserver) streamed(typ string, id []byte, now time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t := o.timings[string(id)]
+	if t == nil {
+		return
+	}
+	if typ == lambda.TypeStream && !t.streamed {
+		t.streamed = true
+		o.m.ttft.Observe(now.Sub(t.received).Seconds())
+	}
+	t.last = now
 }
 
 // actionResult names the outcome of a confirm.

@@ -72,8 +72,9 @@ type Server struct {
 
 	// ctx is the parent of every invocation's context; cancelled when a
 	// shutdown runs out of time, and when Serve returns.
-	ctx    context.Context
-	cancel context.CancelFunc
+	ctx     context.Context
+	cancel  context.CancelFunc
+	workers *workers // run the invocations
 
 	mu      sync.Mutex
 	closing bool
@@ -112,6 +113,7 @@ func newServer(cfg config, d deps) (*Server, error) {
 		},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.workers = newWorkers(s.ctx)
 	s.tick = min(cfg.PingPeriod, cfg.IdleTimeout/8, cfg.MaxConnAge/8)
 	s.tick = max(s.tick, 5*time.Millisecond)
 

@@ -71,7 +71,7 @@ func TestMetricsFrameHead(t *testing.T) {
 			data, _ := json.Marshal(v)
 			var want outFrame
 			json.Unmarshal(data, &want)
-			if typ, got, ok := frameHead(data); ok && (typ != want.Type || got != want.ID) {
+			if typ, got, ok := frameHead(data); ok && (typ != want.Type || string(got) != want.ID) {
 				t.Errorf("%s: %q %q, want %q %q", data, typ, got, want.Type, want.ID)
 			} else if !ok && (want.Type == lambda.TypeStream || want.Type == lambda.TypeSources) && !strings.ContainsAny(id, `"\<>`+"\u2028") {
 				t.Errorf("%s: not read fast", data)

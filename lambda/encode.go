@@ -1,0 +1,181 @@
+package lambda
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// jsonAppender is a frame that appends its JSON encoding to b, byte for
+// byte what json.Marshal gives, without reflection: the frames of every
+// answer (sources, stream…, stream_end, response). TestAnswerFramesJSON
+// fills every field of these types, so a field added to them without its
+// encoding here fails it.
+type jsonAppender interface {
+	appendJSON(b []byte) []byte
+}
+
+func (f StreamFrame) appendJSON(b []byte) []byte {
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, f.Type)
+	b = append(b, `,"id":`...)
+	b = appendJSONString(b, f.ID)
+	b = append(b, `,"delta":`...)
+	b = appendJSONString(b, f.Delta)
+	return append(b, '}')
+}
+
+func (f StreamEndFrame) appendJSON(b []byte) []byte {
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, f.Type)
+	b = append(b, `,"id":`...)
+	b = appendJSONString(b, f.ID)
+	b = append(b, `,"reason":`...)
+	b = appendJSONString(b, f.Reason)
+	return append(b, '}')
+}
+
+func (f SourcesFrame) appendJSON(b []byte) []byte {
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, f.Type)
+	b = append(b, `,"id":`...)
+	b = appendJSONString(b, f.ID)
+	b = append(b, `,"citations":`...)
+	b = appendCitations(b, f.Citations)
+	if f.Confidence != "" {
+		b = append(b, `,"confidence":`...)
+		b = appendJSONString(b, string(f.Confidence))
+	}
+	return append(b, '}')
+}
+
+func (f ResponseFrame) appendJSON(b []byte) []byte {
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, f.Type)
+	b = append(b, `,"id":`...)
+	b = appendJSONString(b, f.ID)
+	b = append(b, `,"text":`...)
+	b = appendJSONString(b, f.Text)
+	b = append(b, `,"citations":`...)
+	b = appendCitations(b, f.Citations)
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, f.Status)
+	b = append(b, `,"numbers":`...)
+	if f.Numbers == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, n := range f.Numbers {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"text":`...)
+			b = appendJSONString(b, n.Text)
+			b = append(b, `,"canonical":`...)
+			b = appendJSONString(b, n.Canonical)
+			b = append(b, `,"kind":`...)
+			b = appendJSONString(b, n.Kind)
+			b = append(b, `,"state":`...)
+			b = appendJSONString(b, n.State)
+			b = append(b, `,"grounded":`...)
+			b = strconv.AppendBool(b, n.Grounded)
+			b = append(b, `,"citation":`...)
+			b = strconv.AppendInt(b, int64(n.Citation), 10)
+			if n.Formula != "" {
+				b = append(b, `,"formula":`...)
+				b = appendJSONString(b, n.Formula)
+			}
+			if len(n.Operands) > 0 {
+				b = append(b, `,"operands":[`...)
+				for j, o := range n.Operands {
+					if j > 0 {
+						b = append(b, ',')
+					}
+					b = strconv.AppendInt(b, int64(o), 10)
+				}
+				b = append(b, ']')
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if f.Error != "" {
+		b = append(b, `,"error":`...)
+		b = appendJSONString(b, f.Error)
+	}
+	return append(b, '}')
+}
+
+// appendCitations appends cs as json.Marshal does (null when nil).
+func appendCitations(b []byte, cs []Citation) []byte {
+	if cs == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, c := range cs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"file":`...)
+		b = appendJSONString(b, c.File)
+		b = append(b, `,"line":`...)
+		b = strconv.AppendInt(b, int64(c.Line), 10)
+		b = append(b, `,"snippet":`...)
+		b = appendJSONString(b, c.Snippet)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendJSONString appends s as a JSON string as encoding/json writes it:
+// quotes, backslashes and control characters escaped, and <, >, & (HTML),
+// U+2028 and U+2029 (JavaScript) as \u escapes; invalid UTF-8 becomes
+// \ufffd.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
