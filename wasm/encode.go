@@ -4,9 +4,9 @@ package main
 
 import (
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/groundwire/groundwire/guardrail"
+	"github.com/groundwire/groundwire/guardrail/jsonw"
 )
 
 // A small JSON encoder for the guardrail result types, producing exactly what
@@ -27,40 +27,8 @@ func (e *enc) key(k string, first bool) {
 func (e *enc) boolean(v bool) { e.b = strconv.AppendBool(e.b, v) }
 func (e *enc) integer(v int)  { e.b = strconv.AppendInt(e.b, int64(v), 10) }
 
-const hexDigits = "0123456789abcdef"
-
-// str appends s as a JSON string the way encoding/json does: HTML-safe
-// escapes for <, > and &, U+2028 and U+2029 escaped, invalid UTF-8 replaced
-// by U+FFFD.
-func (e *enc) str(s string) {
-	b := append(e.b, '"')
-	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
-		}
-		switch {
-		case r == '"' || r == '\\':
-			b = append(b, '\\', byte(r))
-		case r == '\n':
-			b = append(b, '\\', 'n')
-		case r == '\r':
-			b = append(b, '\\', 'r')
-		case r == '\t':
-			b = append(b, '\\', 't')
-		case r == '\b':
-			b = append(b, '\\', 'b')
-		case r == '\f':
-			b = append(b, '\\', 'f')
-		case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029' || r == utf8.RuneError && size == 1:
-			b = append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	e.b = append(b, '"')
-}
+// str appends s as a JSON string the way encoding/json does (HTML-safe).
+func (e *enc) str(s string) { e.b = jsonw.AppendString(e.b, s, true) }
 
 func (e *enc) number(n guardrail.Number) {
 	e.key("text", true)

@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/groundwire/groundwire/guardrail/jsonw"
 )
 
 // quickLine reads the fields batch needs from line, a JSON object, without
@@ -484,58 +486,6 @@ func appendResult(dst []byte, v any) []byte {
 	panic("appendResult: not a batch result")
 }
 
-// appendString appends s to dst as a JSON string, as encoding/json writes
-// it without escaping HTML: '"', '\\' and the bytes below 0x20 escaped
-// (\b, \f, \n, \r, \t, else \u00XX), each byte that starts no UTF-8 rune as
-// \ufffd, and U+2028 and U+2029 as \u2028 and \u2029.
-func appendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= ' ' && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// appendString appends s to dst as a JSON string, as an encoding/json
+// Encoder that does not escape HTML writes it.
+func appendString(dst []byte, s string) []byte { return jsonw.AppendString(dst, s, false) }

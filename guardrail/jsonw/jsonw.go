@@ -1,0 +1,63 @@
+// Package jsonw writes JSON strings byte for byte as encoding/json does,
+// for the encoders that do without its reflection: the WASM guard's
+// results, the server's frames and guardrail batch's output lines.
+// Standard library only; it builds for js/wasm.
+package jsonw
+
+import "unicode/utf8"
+
+// AppendString appends s to dst as a JSON string as encoding/json writes
+// it: '"', '\\' and the bytes below 0x20 escaped (\b, \f, \n, \r, \t, else
+// \u00XX), each byte that starts no UTF-8 rune as \ufffd, U+2028 and
+// U+2029 as \u2028 and \u2029, and with html also <, > and & as \u003c,
+// \u003e and \u0026 (json.Marshal; an Encoder with SetEscapeHTML(false)
+// writes them as they are).
+func AppendString(dst []byte, s string, html bool) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= ' ' && b != '"' && b != '\\' && (!html || b != '<' && b != '>' && b != '&') {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case c == '\u2028' || c == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
