@@ -105,10 +105,6 @@ type scale struct {
 // for a unit that converts to nothing.
 var scales = func() []scale {
 	out := make([]scale, len(names))
-	code := map[string]int{}
-	for i, n := range names {
-		code[n] = i
-	}
 	families := map[string]int{}
 	for spec := convertSpec; len(spec) > 0; {
 		line := spec
@@ -130,7 +126,7 @@ var scales = func() []scale {
 			fam = len(families) + 1
 			families[f[0]] = fam
 		}
-		u, ok1 := code[f[1]]
+		u, ok1 := ParseUnit(f[1])
 		size, ok2 := parseDec(f[2])
 		if !ok1 || !ok2 {
 			panic("guardrail: bad conversion row " + line)

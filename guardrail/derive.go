@@ -90,22 +90,26 @@ func operandOf(n *Number, a attrs) (operand, bool) {
 	o.count = (o.key.unit == 0 || o.key.unit == userUnit) && o.key.period == 0 && !o.key.pct && v.e >= 0 && v.cmp(dec{2, 0}) >= 0 && v.cmp(dec{1, 3}) <= 0
 	if int(o.key.unit) < len(scales) && o.key.period == 0 && !o.key.pct {
 		f := scales[o.key.unit].family
-		o.time = f != 0 && (f == scales[unitCode("month")].family || f == scales[unitCode("second")].family)
+		o.time = f != 0 && (f == monthFamily || f == secondFamily)
 	}
 	return o, true
 }
 
-// userUnit is the code of the unit "user", a count.
-var userUnit = uint8(unitCode("user"))
+// userUnit is the code of the unit "user", a count; monthFamily and
+// secondFamily are the families of time (see convert.go).
+var (
+	userUnit     = unitNamed("user")
+	monthFamily  = scales[unitNamed("month")].family
+	secondFamily = scales[unitNamed("second")].family
+)
 
-// unitCode returns the code of the unit named name.
-func unitCode(name string) int {
-	for i, n := range names {
-		if n == name {
-			return i
-		}
+// unitNamed returns the code of the unit named name (see ParseUnit).
+func unitNamed(name string) uint8 {
+	u, ok := ParseUnit(name)
+	if !ok {
+		panic("guardrail: no unit " + name)
 	}
-	panic("guardrail: no unit " + name)
+	return uint8(u)
 }
 
 // operands returns the quantities of the snippet that may be operands,
@@ -271,23 +275,9 @@ type target struct {
 	operands []*operand
 }
 
-// derivable reports whether the number of nv, printed with a, is one
-// derive may make: ungrounded, a plain quantity, no year.
-func derivable(nv *NumberVerdict, a attrs) bool {
-	if nv.State != Ungrounded {
-		return false
-	}
-	_, ok := operandOf(&nv.Number, a)
-	return ok
-}
-
-// newTarget makes the target of nv (printed with a, counting noun) in a
-// sentence with cues cs, a rounding word before it when about.
-func newTarget(nv *NumberVerdict, a attrs, noun string, cs cue, about bool) (*target, bool) {
-	o, ok := operandOf(&nv.Number, a)
-	if !ok {
-		return nil, false
-	}
+// newTarget makes the target of nv, read as the operand o (counting
+// noun), in a sentence with cues cs, a rounding word before it when about.
+func newTarget(nv *NumberVerdict, o operand, noun string, cs cue, about bool) *target {
 	t := &target{nv: nv, key: o.key, v: o.v, cues: cs}
 	if o.key.unit == 0 && o.key.period == 0 && !o.key.pct {
 		t.key.noun = noun
@@ -298,7 +288,7 @@ func newTarget(nv *NumberVerdict, a attrs, noun string, cs cue, about bool) (*ta
 	}
 	half := t.unit.float() / 2
 	t.lo, t.hi = o.f-half, o.f+half
-	return t, true
+	return t
 }
 
 // printedUnit returns the unit of the last digit a number printed as text
@@ -433,8 +423,11 @@ func (p *pool) pairs(t *target, o op) bool {
 				return false
 			}
 		case opChange, opShare:
-			if !t.key.pct || t.key.period != 0 || key.pct {
+			if !t.key.pct || t.key.period != 0 {
 				return false
+			}
+			if key.pct {
+				continue // of two amounts, not of percents
 			}
 		}
 		g := p.group(k)

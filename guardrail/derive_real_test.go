@@ -169,6 +169,25 @@ func deriveBenchAnswers() (with, without string) {
 	return a.String(), b.String()
 }
 
+// TestDeriveBenchAnswers: the benchmark's answer passes with every number
+// derived, and without its cues is blocked (the sources hold a percent,
+// whose key sorts before the prices').
+func TestDeriveBenchAnswers(t *testing.T) {
+	with, without := deriveBenchAnswers()
+	v := Verify(with, deriveBenchSources)
+	if !v.Grounded {
+		t.Errorf("the answer with cues is blocked: %+v", v.Numbers)
+	}
+	for _, n := range v.Numbers {
+		if n.State == Ungrounded {
+			t.Errorf("%q not derived", n.Text)
+		}
+	}
+	if Verify(without, deriveBenchSources).Grounded {
+		t.Error("the answer without cues passes")
+	}
+}
+
 // BenchmarkDeriveRatio verifies a 2 KB answer whose numbers are derived
 // (cues in each sentence) and the same answer without the cues, and
 // reports the time of the first against the second (x-without-cues; the

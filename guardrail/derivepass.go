@@ -1,5 +1,7 @@
 package guardrail
 
+import "slices"
+
 // deriver derives the ungrounded numbers of one answer (see derive.go):
 // the operands of the sources are gathered once, when the first number
 // needs them, and the cues of one sentence are read once for all its
@@ -34,9 +36,12 @@ func (p Policy) deriveAll(text string, nvs []NumberVerdict, sources []*Source) b
 // counts it needs, or the numbers are not final up to it (up to read).
 func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, final bool) bool {
 	nv := &nvs[k]
-	a := attrsOf(&nv.Number)
-	if !derivable(nv, a) {
+	if nv.State != Ungrounded {
 		return true
+	}
+	self, ok := operandOf(&nv.Number, attrsOf(&nv.Number))
+	if !ok {
+		return true // no plain quantity (a year, a date, a name …)
 	}
 	from, to, known := sentenceAt(text, nv.Start, nv.End, limit, final)
 	if !known || to > read && !final {
@@ -47,9 +52,17 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 	}
 	cs, about := cuesIn(text, d.cues, nv.Start, nv.End)
 	var counts []operand
-	for j := range nvs {
+	// The numbers are in order: those of the sentence lie around k.
+	lo, hi := k, k+1
+	for lo > 0 && nvs[lo-1].Start >= from {
+		lo--
+	}
+	for hi < len(nvs) && nvs[hi].End <= to {
+		hi++
+	}
+	for j := lo; j < hi; j++ {
 		o := &nvs[j]
-		if j == k || o.Start < from || o.End > to {
+		if j == k {
 			continue
 		}
 		if o.Kind == KindPercent {
@@ -63,10 +76,7 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 			counts = append(counts, c)
 		}
 	}
-	t, ok := newTarget(nv, a, answerNoun(text, nv.End), cs, about)
-	if !ok {
-		return true
-	}
+	t := newTarget(nv, self, answerNoun(text, nv.End), cs, about)
 	t.counts = counts
 	if !d.pooled {
 		d.pool, d.pooled = newPool(d.sources), true
@@ -77,7 +87,7 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 	dv := &Derivation{Formula: t.formula, Operands: []int{}}
 	nv.State, nv.Derivation, nv.Citation = Derived, dv, -1
 	for _, o := range t.operands {
-		if o.src < 0 || contains1(dv.Operands, o.src) {
+		if o.src < 0 || slices.Contains(dv.Operands, o.src) {
 			continue
 		}
 		if nv.Citation < 0 {
@@ -86,13 +96,4 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 		dv.Operands = append(dv.Operands, o.src)
 	}
 	return true
-}
-
-func contains1(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
