@@ -126,7 +126,8 @@ var scales = func() []scale {
 			fam = len(families) + 1
 			families[f[0]] = fam
 		}
-		u, ok1 := ParseUnit(f[1])
+		u := unitNamed(f[1])
+		ok1 := u != 0
 		size, ok2 := parseDec(f[2])
 		if !ok1 || !ok2 {
 			panic("guardrail: bad conversion row " + line)
