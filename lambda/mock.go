@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -440,13 +439,7 @@ func questionParts(question string, cache *wordCache) [][]*qword {
 	seen := map[string]bool{}
 	lower := strings.ToLower(question)
 	for _, text := range splitParts(lower) {
-		cuts := []int{0}
-		if containsAny(text, joinWords) {
-			for _, m := range partJoin.FindAllStringSubmatchIndex(text, -1) {
-				cuts = append(cuts, m[2])
-			}
-		}
-		cuts = append(cuts, len(text))
+		cuts := append(joinCuts(text, []int{0}), len(text))
 		for k := 0; k+1 < len(cuts); k++ {
 			text := text[cuts[k]:cuts[k+1]]
 			var part []*qword
@@ -547,21 +540,106 @@ func splitParts(s string) []string {
 	return append(out, s[beg:])
 }
 
+// joinCuts returns where a further question starts inside a part: after a
+// comma or a joining word ("and", "och", "also", "samt", "plus") and the
+// spaces after it, and an optional connective ("and", "then", "så", …),
+// at a question word ("how", "what", "hur", "vad", "kan", …) — where the
+// regular expression
+//
+//	(?:,|\band\b|\boch\b|\balso\b|\bsamt\b|\bplus\b)\s+(?:(?:and|och|also|plus|then|sen|så)\s+)?((?:how|…|måste)\b)
+//
+// starts its group, match after match, without the cost of a regular
+// expression on every message (TestJoinCutsAsRegexp). Word boundaries are
+// RE2's: ASCII letters, digits and _ are word characters (so "varför",
+// ending in a letter that is not ASCII, never ends at one: it is not cut
+// at, as before).
+func joinCuts(text string, cuts []int) []int {
+	for i := 0; i < len(text); {
+		j := -1
+		if text[i] == ',' {
+			j = i + 1
+		} else if i == 0 || !isWordByte(text[i-1]) {
+			for _, w := range joinWords {
+				if wordAt(text, i, w) {
+					j = i + len(w)
+					break
+				}
+			}
+		}
+		if j < 0 {
+			i++
+			continue
+		}
+		k := skipSpace(text, j)
+		if k == j {
+			i++
+			continue
+		}
+		end := -1
+		for _, c := range connectives {
+			if !strings.HasPrefix(text[k:], c) {
+				continue
+			}
+			if m := skipSpace(text, k+len(c)); m > k+len(c) {
+				if e := questionWordAt(text, m); e > 0 {
+					cuts, end = append(cuts, m), e
+				}
+			}
+			break // the alternatives share no prefix: one can match here
+		}
+		if end < 0 {
+			if e := questionWordAt(text, k); e > 0 {
+				cuts, end = append(cuts, k), e
+			}
+		}
+		if end < 0 {
+			i++
+			continue
+		}
+		i = end
+	}
+	return cuts
+}
+
 var (
-	partJoin = regexp.MustCompile(`(?:,|\band\b|\boch\b|\balso\b|\bsamt\b|\bplus\b)\s+(?:(?:and|och|also|plus|then|sen|så)\s+)?((?:how|what|whats|when|where|which|why|who|can|could|do|does|is|are|will|would|should|hur|vad|när|var|vilken|vilket|vilka|varför|kan|går|finns|har|är|ska|får|måste)\b)`)
+	joinWords     = []string{"and", "och", "also", "samt", "plus"}
+	connectives   = []string{"and", "och", "also", "plus", "then", "sen", "så"}
+	questionWords = []string{"how", "what", "whats", "when", "where", "which", "why", "who", "can", "could", "do", "does",
+		"is", "are", "will", "would", "should", "hur", "vad", "när", "var", "vilken", "vilket", "vilka", "varför", "kan",
+		"går", "finns", "har", "är", "ska", "får", "måste"}
 )
 
-// joinWords are what partJoin cannot match without: a text holding none
-// is not run through it.
-var joinWords = []string{",", "and", "och", "also", "samt", "plus"}
+// wordAt reports whether w stands at text[i:] followed by a word boundary.
+func wordAt(text string, i int, w string) bool {
+	return strings.HasPrefix(text[i:], w) && boundaryAt(text, i+len(w))
+}
 
-func containsAny(s string, subs []string) bool {
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
+// boundaryAt reports an RE2 word boundary at text[i], the byte before it
+// being the end of a word of ASCII word bytes or not.
+func boundaryAt(text string, i int) bool {
+	before := i > 0 && isWordByte(text[i-1])
+	after := i < len(text) && isWordByte(text[i])
+	return before != after
+}
+
+// questionWordAt returns the end of the first question word (in the order
+// of questionWords) at text[i:] followed by a word boundary, or -1.
+func questionWordAt(text string, i int) int {
+	for _, w := range questionWords {
+		if strings.HasPrefix(text[i:], w) && boundaryAt(text, i+len(w)) {
+			return i + len(w)
 		}
 	}
-	return false
+	return -1
+}
+
+// skipSpace returns the index after the run of RE2 \s ([\t\n\f\r ]) at
+// text[i:].
+func skipSpace(text string, i int) int {
+	for i < len(text) && strings.IndexByte("\t\n\f\r ", text[i]) >= 0 {
+		i++
+	}
+	return i
 }
 
 // amountPhrases ask for an amount or a time when they stand as words;

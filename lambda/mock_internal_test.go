@@ -125,3 +125,34 @@ func TestAsksAmountAsRegexp(t *testing.T) {
 		check(b.String())
 	}
 }
+
+// joinCuts cuts where the regular expression it replaces starts its group,
+// match after match.
+func TestJoinCutsAsRegexp(t *testing.T) {
+	re := regexp.MustCompile(`(?:,|\band\b|\boch\b|\balso\b|\bsamt\b|\bplus\b)\s+(?:(?:and|och|also|plus|then|sen|så)\s+)?((?:how|what|whats|when|where|which|why|who|can|could|do|does|is|are|will|would|should|hur|vad|när|var|vilken|vilket|vilka|varför|kan|går|finns|har|är|ska|får|måste)\b)`)
+	check := func(s string) {
+		t.Helper()
+		want := []int{}
+		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			want = append(want, m[2])
+		}
+		if got := joinCuts(s, []int{}); !slices.Equal(got, want) {
+			t.Fatalf("%q: %v, want %v", s, got, want)
+		}
+	}
+	for _, s := range []string{"", ",", ", how", "x, and how much, and what", "band how", "and  then what", "och så vad kostar det", "plus\thow",
+		", and and how", ", varför inte", ", varförx", ", whats up", ", whatsoever", "also is", ",, how", "and,how", "and, how",
+		"price, and can i pay with swish?", "hur mycket kostar det och hur säger jag upp", "éand how", "_and how", "and how_"} {
+		check(s)
+	}
+	rng := rand.New(rand.NewPCG(3, 17))
+	words := []string{",", "and", "och", "also", "samt", "plus", "then", "sen", "så", "how", "what", "whats", "can", "could", "do", "does",
+		"var", "varför", "när", "är", "måste", "x", "é", "_", "1", " ", "  ", "\t", "\v", "\xff", "ands", "hows"}
+	for range 50000 {
+		var b strings.Builder
+		for n := rng.IntN(8); n > 0; n-- {
+			b.WriteString(words[rng.IntN(len(words))])
+		}
+		check(b.String())
+	}
+}
