@@ -295,12 +295,17 @@ type token struct {
 	at  time.Time // when it came, by the handler's clock
 }
 
+// tokenAhead is how many tokens produce reads ahead of the streaming loop.
+const tokenAhead = 16
+
 // produce reads the model's tokens in a goroutine, so that the streaming
-// loop can send buffered text while the model is slow. The goroutine ends
-// after the first error (io.EOF included) or when the model's context is
-// done; done is closed then.
+// loop can send buffered text while the model is slow. It reads up to
+// tokenAhead tokens ahead of the loop, so that a fast model does not hand
+// over every token with a goroutine switch; a stopped answer drops them.
+// The goroutine ends after the first error (io.EOF included) or when the
+// model's context is done; done is closed then.
 func (r *run) produce(toks Tokens) (<-chan token, <-chan struct{}) {
-	next, done := make(chan token), make(chan struct{})
+	next, done := make(chan token, tokenAhead), make(chan struct{})
 	go func() {
 		defer close(done)
 		for {
