@@ -14,14 +14,18 @@ import "unicode/utf8"
 // writes them as they are).
 func AppendString(dst []byte, s string, html bool) []byte {
 	const hex = "0123456789abcdef"
+	safe := &safeSet
+	if html {
+		safe = &htmlSafeSet
+	}
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if safe[s[i]] {
+			i++
+			continue
+		}
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= ' ' && b != '"' && b != '\\' && (!html || b != '<' && b != '>' && b != '&') {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '\\', '"':
@@ -61,3 +65,14 @@ func AppendString(dst []byte, s string, html bool) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// safeSet marks the bytes written as they are: the ASCII bytes from space
+// on but '"' and '\\'; htmlSafeSet also leaves out '<', '>' and '&'. A
+// byte of a multi-byte rune is not in them (it is decoded).
+var safeSet, htmlSafeSet = func() (plain, html [256]bool) {
+	for b := ' '; b < utf8.RuneSelf; b++ {
+		plain[b] = b != '"' && b != '\\'
+		html[b] = plain[b] && b != '<' && b != '>' && b != '&'
+	}
+	return plain, html
+}()
