@@ -26,9 +26,38 @@ type Sentence struct {
 	// Digit reports a digit in Text.
 	Digit bool
 	// Terms are the sentence's words (tokenized as the search does) and
-	// their English and Swedish stems, each weighing 1, or 0.5 when only
-	// the table header the sentence repeats has it.
-	Terms map[string]float64
+	// their English and Swedish stems, each once, weighing 1, or 0.5 when
+	// only the table header the sentence repeats has it. A sentence has a
+	// dozen: a pass over them costs less than a map.
+	Terms []Term
+}
+
+// Term is a word or stem of a sentence.
+type Term struct {
+	Word   string
+	Runes  int // utf8.RuneCountInString(Word)
+	Weight float64
+}
+
+// Weight returns the weight of the term w in s, or 0.
+func (s *Sentence) Weight(w string) float64 {
+	for i := range s.Terms {
+		if s.Terms[i].Word == w {
+			return s.Terms[i].Weight
+		}
+	}
+	return 0
+}
+
+// addTerm adds w to s's terms at weight, or raises its weight to it.
+func (s *Sentence) addTerm(w string, weight float64) {
+	for i := range s.Terms {
+		if s.Terms[i].Word == w {
+			s.Terms[i].Weight = max(s.Terms[i].Weight, weight)
+			return
+		}
+	}
+	s.Terms = append(s.Terms, Term{Word: w, Runes: utf8.RuneCountInString(w), Weight: weight})
 }
 
 // SentencesOf analyses a snippet's text as [Load] does for
@@ -69,12 +98,12 @@ func (a *analyser) sentences(text string, src *guardrail.Source) []Sentence {
 	raw := groundedSentences(text, src)
 	out := make([]Sentence, len(raw))
 	for i, r := range raw {
-		s := Sentence{Text: r.text, Weak: r.weak, Digit: strings.ContainsAny(r.text, "0123456789"), Terms: map[string]float64{}}
+		s := Sentence{Text: r.text, Weak: r.weak, Digit: strings.ContainsAny(r.text, "0123456789")}
 		add := func(weight float64) func(string) {
 			return func(w string) {
-				s.Terms[w] = max(s.Terms[w], weight)
+				s.addTerm(w, weight)
 				for _, st := range a.stemsOf(w) {
-					s.Terms[st] = max(s.Terms[st], weight)
+					s.addTerm(st, weight)
 				}
 			}
 		}

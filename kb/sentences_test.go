@@ -43,8 +43,8 @@ func TestSentencesOf(t *testing.T) {
 		t.Errorf("sentence = %+v", s)
 	}
 	for term, w := range map[string]float64{"premium": 1, "399": 1, "kr": 1, "monthly": 0.5, "month": 0.5, "plan": 0.5, "price": 0.5} {
-		if s.Terms[term] != w {
-			t.Errorf("Terms[%q] = %v, want %v", term, s.Terms[term], w)
+		if s.Weight(term) != w {
+			t.Errorf("Weight(%q) = %v, want %v", term, s.Weight(term), w)
 		}
 	}
 	if lead := SentencesOf("What each plan costs:"); len(lead) != 1 || !lead[0].Weak {

@@ -396,7 +396,7 @@ func (q *qword) match(s *sentence) float64 {
 	}
 	best := 0.0
 	for _, st := range q.stems {
-		best = max(best, s.Terms[st])
+		best = max(best, s.Weight(st))
 	}
 	if best == 1 {
 		return 1
@@ -406,7 +406,8 @@ func (q *qword) match(s *sentence) float64 {
 	// weight however it matches, so one weighing no more than best is
 	// passed over.
 	n := q.runes
-	for w, weight := range s.Terms {
+	for _, t := range s.Terms {
+		w, weight, m := t.Word, t.Weight, t.Runes
 		if weight <= best {
 			continue
 		}
@@ -414,9 +415,8 @@ func (q *qword) match(s *sentence) float64 {
 			best = weight
 			continue
 		}
-		m := utf8.RuneCountInString(w)
-		switch {
-		case n >= 5 && m >= 4 && withinEdits(q.word, w, 1+n/8):
+		switch k := 1 + n/8; {
+		case n >= 5 && m >= 4 && m-n <= k && n-m <= k && withinEdits(q.word, w, k):
 			best = max(best, 0.7*weight) // a misspelling
 		case n >= 4 && m >= n+3 && (strings.HasPrefix(w, q.word) || strings.HasSuffix(w, q.word) ||
 			len(q.stems[0]) >= 4 && strings.HasPrefix(w, q.stems[0])):
