@@ -3,8 +3,6 @@
 package main
 
 import (
-	"strconv"
-
 	"github.com/groundwire/groundwire/guardrail"
 	"github.com/groundwire/groundwire/guardrail/jsonw"
 )
@@ -24,8 +22,15 @@ func (e *enc) key(k string, first bool) {
 	e.b = append(e.b, ':')
 }
 
-func (e *enc) boolean(v bool) { e.b = strconv.AppendBool(e.b, v) }
-func (e *enc) integer(v int)  { e.b = strconv.AppendInt(e.b, int64(v), 10) }
+func (e *enc) integer(v int) { e.b = jsonw.AppendInt(e.b, int64(v)) }
+
+func (e *enc) boolean(v bool) {
+	if v {
+		e.b = append(e.b, "true"...)
+	} else {
+		e.b = append(e.b, "false"...)
+	}
+}
 
 // str appends s as a JSON string the way encoding/json does (HTML-safe).
 func (e *enc) str(s string) { e.b = jsonw.AppendString(e.b, s, true) }
