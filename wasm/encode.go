@@ -35,7 +35,7 @@ func (e *enc) boolean(v bool) {
 // str appends s as a JSON string the way encoding/json does (HTML-safe).
 func (e *enc) str(s string) { e.b = jsonw.AppendString(e.b, s, true) }
 
-func (e *enc) number(n guardrail.Number) {
+func (e *enc) number(n *guardrail.Number) {
 	e.key("text", true)
 	e.str(n.Text)
 	e.key("canonical", false)
@@ -62,20 +62,20 @@ func (e *enc) numbers(ns []guardrail.Number) {
 		return
 	}
 	e.b = append(e.b, '[')
-	for i, n := range ns {
+	for i := range ns {
 		if i > 0 {
 			e.b = append(e.b, ',')
 		}
 		e.b = append(e.b, '{')
-		e.number(n)
+		e.number(&ns[i])
 		e.b = append(e.b, '}')
 	}
 	e.b = append(e.b, ']')
 }
 
-func (e *enc) numberVerdict(nv guardrail.NumberVerdict) {
+func (e *enc) numberVerdict(nv *guardrail.NumberVerdict) {
 	e.b = append(e.b, '{')
-	e.number(nv.Number)
+	e.number(&nv.Number)
 	e.key("state", false)
 	e.str(nv.State.String())
 	e.key("grounded", false)
@@ -107,11 +107,11 @@ func (e *enc) verdict(v guardrail.Verdict) {
 		e.b = append(e.b, "null"...)
 	} else {
 		e.b = append(e.b, '[')
-		for i, nv := range v.Numbers {
+		for i := range v.Numbers {
 			if i > 0 {
 				e.b = append(e.b, ',')
 			}
-			e.numberVerdict(nv)
+			e.numberVerdict(&v.Numbers[i])
 		}
 		e.b = append(e.b, ']')
 	}

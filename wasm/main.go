@@ -184,7 +184,7 @@ func feed(_ js.Value, args []js.Value) any {
 	e.boolean(ok)
 	if nv, blocked := g.g.Blocked(); blocked {
 		e.key("blocked", false)
-		e.numberVerdict(nv)
+		e.numberVerdict(&nv)
 	}
 	e.b = append(e.b, '}')
 	return result(&e)
