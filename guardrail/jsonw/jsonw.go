@@ -29,20 +29,9 @@ func AppendString(dst []byte, s string, html bool) []byte {
 		}
 		if b := s[i]; b < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
+			if e := shortEscape[b]; e != 0 {
+				dst = append(dst, '\\', e)
+			} else {
 				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
 			}
 			i++
@@ -78,6 +67,10 @@ var safeSet, htmlSafeSet = func() (plain, html [256]bool) {
 	}
 	return plain, html
 }()
+
+// shortEscape is the letter after '\\' of the bytes written so, 0 for the
+// others.
+var shortEscape = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
 
 // AppendInt appends v in decimal to dst, as encoding/json writes an
 // integer and strconv.AppendInt(dst, v, 10) does.
