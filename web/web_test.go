@@ -11,9 +11,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -431,6 +433,37 @@ const (
 	maxGuardBrotli = 600_000
 	maxGuardGzip   = 700_000
 )
+
+// TestGuardImports holds the WASM guard to the standard packages it
+// imports (go list -deps under GOOS=js GOARCH=wasm): package strings alone
+// brings io, errors and its reflection, with their initialisation (6 KB
+// gzipped), strconv its errors, slices and maps package iter, fmt and
+// encoding/json reflection. guardrail writes out what it needs of them
+// (tables.go, textbuf_js.go; jsonw for JSON).
+func TestGuardImports(t *testing.T) {
+	root, err := ModuleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "list", "-deps", "./wasm")
+	cmd.Dir = root
+	cmd.Env = append(append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"), BuildEnv...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./wasm: %v", err)
+	}
+	banned := map[string]bool{"strings": true, "strconv": true, "errors": true, "io": true, "slices": true,
+		"maps": true, "iter": true, "fmt": true, "reflect": true, "encoding/json": true, "sort": true}
+	deps := strings.Fields(string(out))
+	for _, p := range deps {
+		if banned[p] {
+			t.Errorf("the WASM guard imports package %s", p)
+		}
+	}
+	if len(deps) < 5 || !slices.Contains(deps, "github.com/groundwire/groundwire/guardrail") {
+		t.Errorf("go list -deps ./wasm does not list the guard's packages: %q", deps)
+	}
+}
 
 func TestBuildWASM(t *testing.T) {
 	wasm, execJS := realGuard(t)
