@@ -75,7 +75,10 @@ func indexByte(s string, b byte) int {
 	return -1
 }
 
+// hasPrefix, hasSuffix, trimPrefix and trimSuffix are package strings'
+// functions of the same names.
 func hasPrefix(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
+
 func hasSuffix(s, suffix string) bool {
 	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
 }
@@ -94,7 +97,7 @@ func trimSuffix(s, suffix string) string {
 	return s
 }
 
-// itoa is itoa(v).
+// itoa is strconv.FormatInt(v, 10).
 func itoa(v int64) string {
 	var b [20]byte
 	return string(jsonw.AppendInt(b[:0], v))
