@@ -1,7 +1,6 @@
 package guardrail
 
 import (
-	"strconv"
 	"unicode"
 	"unicode/utf8"
 )
@@ -237,7 +236,7 @@ func (s *scanner) yearRange(i, k int) (token, bool) {
 	if to <= from || to > from+100 {
 		return token{}, false
 	}
-	return token{start: i, end: e, kind: kRange, canon: s.keep([]byte(strconv.Itoa(from) + "-" + strconv.Itoa(to)))}, true
+	return token{start: i, end: e, kind: kRange, canon: s.keep([]byte(itoa(int64(from)) + "-" + itoa(int64(to))))}, true
 }
 
 // date reads YYYY-MM-DD, YYYY/MM/DD or YYYY.MM.DD (one separator
@@ -360,9 +359,9 @@ func (s *scanner) clock(t *token, i, k int) bool {
 
 func pad2(n int) string {
 	if n < 10 {
-		return "0" + strconv.Itoa(n)
+		return "0" + itoa(int64(n))
 	}
-	return strconv.Itoa(n)
+	return itoa(int64(n))
 }
 
 // appendPad2 appends n (0–99) in two digits.

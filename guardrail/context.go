@@ -1,7 +1,6 @@
 package guardrail
 
 import (
-	"strings"
 	"unicode/utf8"
 )
 
@@ -144,7 +143,7 @@ func isMonthName(w string) bool {
 // and an optional full stop ("kl. "), as printed. It reads text, which is
 // before the number and so final, without at.
 func lastWord(text string) string {
-	if !strings.HasSuffix(text, " ") {
+	if !hasSuffix(text, " ") {
 		return ""
 	}
 	end := len(text) - 1

@@ -43,8 +43,8 @@ const (
 	cueAbout // a rounding word, read just before the number
 )
 
-var cueClasses = map[string]cue{"total": cueTotal, "diff": cueDiff, "times": cueTimes,
-	"share": cueShare, "percent": cuePercent, "points": cuePoints, "about": cueAbout}
+// cueClasses are the names of the classes, in the order of their bits.
+var cueClasses = [...]string{"total", "diff", "times", "share", "percent", "points", "about"}
 
 // cueWords are the cues by their words, space-joined.
 var cueWords = func() map[string]cue {
@@ -56,8 +56,13 @@ var cueWords = func() map[string]cue {
 				phrase[i] = ' '
 			}
 		}
-		c, ok := cueClasses[class]
-		if !ok {
+		c := cue(0)
+		for i, name := range cueClasses {
+			if name == class {
+				c = 1 << i
+			}
+		}
+		if c == 0 {
 			panic("guardrail: unknown cue class " + class)
 		}
 		out[string(phrase)] |= c

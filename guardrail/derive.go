@@ -1,9 +1,5 @@
 package guardrail
 
-import (
-	"strings"
-)
-
 // A derived number (state Derived) is a number of an answer that no snippet
 // states but that is the result of one operation over quantities of the
 // cited snippets — or over one of them and a count the answer states in
@@ -69,7 +65,7 @@ func operandOf(n *Number, a attrs) (operand, bool) {
 	switch n.Kind {
 	case KindInteger, KindDecimal, KindGrouped, KindWords:
 	case KindPercent:
-		c, o.key.pct = strings.TrimSuffix(c, "%"), true
+		c, o.key.pct = trimSuffix(c, "%"), true
 	default:
 		return operand{}, false
 	}
@@ -284,7 +280,7 @@ func newTarget(nv *NumberVerdict, o operand, noun string, cs cue, about bool) *t
 	if o.key.unit == 0 && o.key.period == 0 && !o.key.pct {
 		t.key.noun = noun
 	}
-	t.unit = printedUnit(nv.Text, strings.TrimSuffix(nv.Canonical, "%"))
+	t.unit = printedUnit(nv.Text, trimSuffix(nv.Canonical, "%"))
 	if m := magnitude(o.v); about && t.unit.cmp(dec{1, m - 1}) < 0 {
 		t.unit = dec{1, m - 1}
 	}
@@ -297,7 +293,7 @@ func newTarget(nv *NumberVerdict, o operand, noun string, cs cue, about bool) *t
 // shows of its canonical value c: 0.1 for "12,5", 1 for "4 788", 100 000
 // for "1.5 million" (two digits printed of seven).
 func printedUnit(text, c string) dec {
-	whole, frac, _ := strings.Cut(c, ".")
+	whole, frac, _ := cut(c, '.')
 	if frac != "" {
 		return dec{1, -int32(len(frac))}
 	}
@@ -307,7 +303,7 @@ func printedUnit(text, c string) dec {
 			printed++
 		}
 	}
-	whole = strings.TrimPrefix(whole, "-")
+	whole = trimPrefix(whole, "-")
 	if printed > 0 && printed < len(whole) {
 		return dec{1, int32(len(whole) - printed)}
 	}
@@ -647,7 +643,7 @@ func countText(text string, n *Number, o operand) string {
 		return o.text
 	}
 	i, j := wordAfter(text, n.End)
-	if j == i || strings.HasSuffix(n.Text, text[i:j]) {
+	if j == i || hasSuffix(n.Text, text[i:j]) {
 		return o.text
 	}
 	return o.text + " " + text[i:j]
@@ -658,7 +654,7 @@ func countText(text string, n *Number, o operand) string {
 // ("399 kr/month" for "399 kr" under "Monthly price").
 func cellText(o operand, own attrs) string {
 	t := o.text
-	if o.key.pct && !strings.HasSuffix(t, "%") {
+	if o.key.pct && !hasSuffix(t, "%") {
 		t += " %"
 	}
 	if o.key.unit != 0 && own.unit == 0 {

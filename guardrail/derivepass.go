@@ -1,7 +1,5 @@
 package guardrail
 
-import "slices"
-
 // deriver derives the ungrounded numbers of one answer (see derive.go):
 // the operands of the sources are gathered once, when the first number
 // needs them, and the cues of one sentence are read once for all its
@@ -86,9 +84,15 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 	}
 	dv := &Derivation{Formula: t.formula, Operands: []int{}}
 	nv.State, nv.Derivation, nv.Citation = Derived, dv, -1
+next:
 	for _, o := range t.operands {
-		if o.src < 0 || slices.Contains(dv.Operands, o.src) {
+		if o.src < 0 {
 			continue
+		}
+		for _, src := range dv.Operands {
+			if src == o.src {
+				continue next // each source once
+			}
 		}
 		if nv.Citation < 0 {
 			nv.Citation = o.src

@@ -2,7 +2,6 @@ package guardrail
 
 import (
 	"math/bits"
-	"strconv"
 )
 
 // dec is an exact decimal, c × 10^e, for the arithmetic of derived numbers
@@ -250,7 +249,7 @@ func quo(n, d dec) (dec, bool) {
 // String writes d in plain decimal notation: "12", "0.3048", "1500000".
 func (d dec) String() string {
 	neg := d.c < 0
-	digits := strconv.FormatInt(d.abs().c, 10)
+	digits := itoa(d.abs().c)
 	for e := d.e; e > 0; e-- {
 		digits += "0"
 	}

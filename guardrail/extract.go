@@ -1,9 +1,6 @@
 package guardrail
 
-import (
-	"strings"
-	"sync"
-)
+import "sync"
 
 // Extract returns every number in text, in order of appearance. See the
 // package documentation and SPEC §3 for what counts as one number.
@@ -72,7 +69,7 @@ func scanText(text string) *scanner {
 // done gives back a scanner scanText returned, to be the spare.
 func (s *scanner) done() {
 	if f := s.f; f.b.Cap() <= maxSpare {
-		f.src, f.b = "", strings.Builder{} // hold no text
+		f.src, f.b = "", textBuf{} // hold no text
 		s.room, s.canonStr = len(s.canons), ""
 		if cap(s.canons) > maxSpare {
 			s.canons = nil

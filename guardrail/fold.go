@@ -1,7 +1,6 @@
 package guardrail
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -18,11 +17,11 @@ import (
 // in the original shifted by the bytes those runes gained or lost before
 // it. Offsets are 32-bit, so a text may be up to 2 GiB long.
 type folded struct {
-	src   string          // the original text (so far, in a stream)
-	b     strings.Builder // the folded text, when it is not src (only appended to: text makes a string of it without a copy)
-	own   bool            // b holds the folded text (always in a stream on the general path)
-	moved []movedRune     // in order of at
-	last  int             // where place last stopped in moved
+	src   string      // the original text (so far, in a stream)
+	b     textBuf     // the folded text, when it is not src (only appended to: text makes a string of it without a copy natively)
+	own   bool        // b holds the folded text (always in a stream on the general path)
+	moved []movedRune // in order of at
+	last  int         // where place last stopped in moved
 	// The bytes lo < i < hi, between two moved runes, each stand at
 	// offset i+shift: place's answer without a search, for the run it
 	// last looked in.
@@ -125,7 +124,7 @@ func (f *folded) start(i int) int { s, _ := f.place(i); return s }
 //
 // f.src is raw up to where it stopped, a slice of it, so that the stream
 // guard's numbers and released text are strings of it without a copy
-// (the guard keeps raw in a strings.Builder). On the fast path, as
+// (the guard keeps raw in a textBuf). On the fast path, as
 // long as no rune has folded to another, it is the folded text too, as in
 // fold: then the bytes are not copied again.
 func (f *folded) appendBytes(raw string, from int, atEOF bool) int {

@@ -1,7 +1,6 @@
 package guardrail
 
 import (
-	"strings"
 	"unicode/utf8"
 )
 
@@ -98,7 +97,7 @@ func isLetterByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <=
 func lowerMonthAt(text string, i int) (string, bool) {
 	for _, w := range [2]string{"may", "march"} {
 		e := i + len(w)
-		if !strings.HasPrefix(text[i:], w) || e < len(text) && isLetterByte(text[e]) {
+		if !hasPrefix(text[i:], w) || e < len(text) && isLetterByte(text[e]) {
 			continue
 		}
 		if e+1 < len(text) && text[e] == ' ' && text[e+1] >= '0' && text[e+1] <= '9' {
@@ -106,7 +105,7 @@ func lowerMonthAt(text string, i int) (string, bool) {
 			for d < len(text) && text[d] >= '0' && text[d] <= '9' {
 				d++
 			}
-			if d-(e+1) <= 2 && (d == len(text) || !isLetterByte(text[d]) || strings.HasPrefix(text[d:], "th") || strings.HasPrefix(text[d:], "st") || strings.HasPrefix(text[d:], "nd") || strings.HasPrefix(text[d:], "rd")) {
+			if d-(e+1) <= 2 && (d == len(text) || !isLetterByte(text[d]) || hasPrefix(text[d:], "th") || hasPrefix(text[d:], "st") || hasPrefix(text[d:], "nd") || hasPrefix(text[d:], "rd")) {
 				return w, true
 			}
 		}
@@ -164,7 +163,7 @@ func partOrdinals(text string, nums []Number) []string {
 // firstWord returns the word of letters after one space at the start of
 // text, as printed.
 func firstWord(text string) string {
-	if !strings.HasPrefix(text, " ") {
+	if !hasPrefix(text, " ") {
 		return ""
 	}
 	j := 1

@@ -11,10 +11,7 @@
 // [StreamGuard] is not (one guard per answer, fed by one goroutine).
 package guardrail
 
-import (
-	"errors"
-	"strconv"
-)
+import "github.com/groundwire/groundwire/guardrail/jsonw"
 
 // Kind says what sort of printed value a [Number] is. Its text form
 // (String, and so its JSON) is its name: "integer", "decimal", ….
@@ -80,7 +77,7 @@ func (e enumNames) name(i int) string {
 	if i < len(e.names) {
 		return e.names[i]
 	}
-	return e.what + strconv.Itoa(i)
+	return e.what + itoa(int64(i))
 }
 
 // index returns the value named name (what MarshalText writes), or an
@@ -91,8 +88,14 @@ func (e enumNames) index(name []byte) (int, error) {
 			return i, nil
 		}
 	}
-	return 0, errors.New("guardrail: unknown " + e.what + " " + strconv.Quote(string(name)))
+	return 0, nameError("guardrail: unknown " + e.what + " " + string(jsonw.AppendString(nil, string(name), false)))
 }
+
+// nameError is the error of index: a name in JSON's quotes (package errors,
+// and strconv's quoting, would add their code to the WASM guard).
+type nameError string
+
+func (e nameError) Error() string { return string(e) }
 
 // Unit is a unit, a currency or a unit of time printed with a number:
 // what a [Number] counts in (its Unit) or is per (its Period). Its text

@@ -1,9 +1,6 @@
 package guardrail
 
 import (
-	"maps"
-	"slices"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -124,7 +121,7 @@ var partNodes = func() (t []partNode) {
 		// letters a–z, in order (so that the slots the words take do
 		// not change from run to run).
 		if fast {
-			for _, w := range slices.Sorted(maps.Keys(m)) {
+			for _, w := range sortedWords(m) {
 				n, key := 0, uint64(0)
 				for k := range len(w) {
 					if w[k] < 'a' || w[k] > 'z' || k == 6 {
@@ -332,7 +329,7 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte, run *spel
 	}
 	t.set(i, best, ref{int32(val), -1}, kWords)
 	if val >= 100 {
-		t.canon = s.keep([]byte(strconv.FormatInt(val, 10)))
+		t.canon = s.keep([]byte(itoa(val)))
 	}
 	// A number followed by a space and another number word ("twenty
 	// twenty-one") has no decimals, percent, unit or period: none of
@@ -590,7 +587,7 @@ func (s *scanner) spelledFraction(i int) (string, int, bool) {
 	if !ok || v >= 100 {
 		return "", 0, false
 	}
-	return strconv.FormatInt(v, 10), j, true
+	return itoa(v), j, true
 }
 
 // parseNumber evaluates a whole sequence of lexemes as one number:

@@ -1,7 +1,6 @@
 package guardrail
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -31,7 +30,14 @@ func BidiControl(r rune) bool {
 // common and the financial forms): letters (Lo) in Unicode, but numbers
 // to a reader. (〇 is Nl, read by unreadableRune as such.)
 func hanNumeral(r rune) bool {
-	return r >= 0x4E00 && r <= 0x9FFF && strings.ContainsRune(hanNumerals, r)
+	if r >= 0x4E00 && r <= 0x9FFF {
+		for _, h := range hanNumerals {
+			if h == r {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hanNumerals: zero to nine, ten, hundred, thousand, ten thousand, a
@@ -166,11 +172,11 @@ func cleaned(r rune) bool {
 // the model's text before the stream guard sees it. A text with nothing to
 // remove is returned as it is.
 func Clean(text string) string {
-	i := strings.IndexFunc(text, cleaned)
+	i := indexFunc(text, cleaned)
 	if i < 0 {
 		return text
 	}
-	var b strings.Builder
+	var b textBuf
 	b.Grow(len(text))
 	b.WriteString(text[:i])
 	for i < len(text) {

@@ -1,8 +1,6 @@
 package guardrail
 
 import (
-	"strconv"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -282,9 +280,9 @@ func shift(canon string, exp int) string {
 	if indexByte(canon, ',') >= 0 {
 		// An ambiguous shape keeps its shape; the scale makes it another
 		// shape, grounded only by the same shape with the same scale.
-		return canon + "e" + strconv.Itoa(exp)
+		return canon + "e" + itoa(int64(exp))
 	}
-	neg := strings.HasPrefix(canon, "-")
+	neg := hasPrefix(canon, "-")
 	if neg {
 		canon = canon[1:]
 	}
@@ -341,7 +339,7 @@ func wordAfter(text string, end int) (i, j int) {
 // "devices", "enhet" and "enheter" compare equal.
 func stemNoun(w string) string {
 	for _, suf := range []string{"ies", "es", "s", "er", "ar", "or"} {
-		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
+		if len(w) > len(suf)+2 && hasSuffix(w, suf) {
 			return w[:len(w)-len(suf)]
 		}
 	}

@@ -1,7 +1,5 @@
 package guardrail
 
-import "slices"
-
 // quickSlot is a value one of the sources states, in the index that
 // Verify's fast path looks the numbers of an answer up in (see citeQuick):
 // the print of the value's key (see quickPrint) and, in one word, what
@@ -128,7 +126,7 @@ func (s *scanner) quickTable(sources []*Source, n int) []quickSlot {
 	if len(sources) == 1 && sources[0] != nil {
 		return sources[0].quick
 	}
-	if s.quickFor != nil && slices.Equal(s.quickFor, sources) {
+	if s.quickFor != nil && sameSources(s.quickFor, sources) {
 		return s.quickTbl
 	}
 	keys := 0
@@ -285,4 +283,18 @@ func agrees(info uint64, want attrs) bool {
 // VerifyStrings is Verify with sources given as plain snippet texts.
 func VerifyStrings(answer string, sources []string) Verdict {
 	return Verify(answer, NewSources(sources))
+}
+
+// sameSources reports whether a and b hold the same sources in the same
+// order.
+func sameSources(a, b []*Source) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

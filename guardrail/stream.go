@@ -1,7 +1,5 @@
 package guardrail
 
-import "strings"
-
 // StreamGuard checks an answer while it streams (hold mode, SPEC §4): it is
 // fed the model's deltas as they arrive and returns at once the text that is
 // safe to show. Prose passes straight through; text is held only while its
@@ -20,8 +18,8 @@ type StreamGuard struct {
 	sources []*Source
 	// raw is every byte fed. It is only ever appended to: f.src, and the
 	// texts Feed and Close return and the numbers hold, are slices of its
-	// String, made without a copy.
-	raw      strings.Builder
+	// String, made without a copy natively (see textBuf).
+	raw      textBuf
 	decoded  int // bytes of raw folded into f
 	f        folded
 	scanned  int // rune index up to which numbers are final

@@ -1,6 +1,10 @@
 package guardrail
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/groundwire/groundwire/guardrail/jsonw"
+)
 
 // The word tables are written as text and read once, when the package is
 // initialised: a Go map literal compiles to code for each of its entries,
@@ -65,6 +69,44 @@ func fields(s string, fn func(string)) {
 func indexByte(s string, b byte) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] == b {
+			return i
+		}
+	}
+	return -1
+}
+
+// hasPrefix, hasSuffix, trimPrefix and trimSuffix are package strings'
+// functions of the same names.
+func hasPrefix(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
+
+func hasSuffix(s, suffix string) bool {
+	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
+}
+
+func trimPrefix(s, prefix string) string {
+	if hasPrefix(s, prefix) {
+		return s[len(prefix):]
+	}
+	return s
+}
+
+func trimSuffix(s, suffix string) string {
+	if hasSuffix(s, suffix) {
+		return s[:len(s)-len(suffix)]
+	}
+	return s
+}
+
+// itoa is strconv.FormatInt(v, 10).
+func itoa(v int64) string {
+	var b [20]byte
+	return string(jsonw.AppendInt(b[:0], v))
+}
+
+// indexFunc is strings.IndexFunc.
+func indexFunc(s string, f func(rune) bool) int {
+	for i, r := range s {
+		if f(r) {
 			return i
 		}
 	}

@@ -1,7 +1,6 @@
 package guardrail
 
 import (
-	"strings"
 	"sync/atomic"
 )
 
@@ -147,7 +146,7 @@ func NewSource(text string) *Source {
 	for k := range nums {
 		n, t := &nums[k], &sc.toks[k]
 		a := attrs{t.unit, t.period} // attrsOf(n), from the scan
-		if n.Kind == KindUnreadable && strings.IndexFunc(n.Canonical, isFormat) >= 0 {
+		if n.Kind == KindUnreadable && indexFunc(n.Canonical, isFormat) >= 0 {
 			continue // a format character (a bidi control) grounds nothing
 		}
 		if cells != nil && cells[k] != (attrs{}) {
@@ -194,7 +193,7 @@ func (s *Source) addNumber(n *Number, a attrs) {
 	part := attrs{boundUnit, 0}
 	switch n.Kind {
 	case KindPercent:
-		s.add(strings.TrimSuffix(n.Canonical, "%"), attrs{boundUnit, a.period})
+		s.add(trimSuffix(n.Canonical, "%"), attrs{boundUnit, a.period})
 	case KindDate:
 		y, md := dateParts(n.Canonical)
 		if y != "" {
@@ -308,7 +307,7 @@ func keyBit(h uint32) (w uint32, bit uint64) { return h >> 30, 1 << (h >> 24 & 6
 // dateParts splits a canonical date: "2004-10-19" → "2004", "10-19";
 // "--10-19" → "", "10-19"; "2019-06" → "2019", "".
 func dateParts(c string) (year, monthDay string) {
-	if strings.HasPrefix(c, "--") {
+	if hasPrefix(c, "--") {
 		return "", c[2:]
 	}
 	if len(c) == len("2004-10-19") {
@@ -378,7 +377,7 @@ func (s *Source) mentionsMonth(m string) bool {
 	}
 	for _, n := range s.Numbers {
 		if n.Kind == KindDate {
-			if _, md := dateParts(n.Canonical); strings.HasPrefix(md, m+"-") {
+			if _, md := dateParts(n.Canonical); hasPrefix(md, m+"-") {
 				return true
 			}
 		}
@@ -408,7 +407,7 @@ func (s *Source) count(sc *scanner, t *token, n *Number) {
 // canonical to noun, what a small count counts ("up to 3 devices" against
 // "two devices"): to its first word or its head (see nounKey).
 func (s *Source) contradicts(noun, canonical string) bool {
-	first, head, _ := strings.Cut(noun, " ")
+	first, head, _ := cut(noun, ' ')
 	for _, w := range [2]string{first, head} {
 		for _, v := range s.counted[w] {
 			if v != canonical {

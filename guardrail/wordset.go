@@ -1,9 +1,7 @@
 package guardrail
 
 import (
-	"maps"
 	"math/bits"
-	"slices"
 	"unicode/utf8"
 )
 
@@ -172,6 +170,27 @@ func (ws *wordSet) withPairs() *wordSet {
 	return ws
 }
 
+// sortedWords returns the words of m in order: slices.Sorted(maps.Keys(m)),
+// which would link packages slices, maps and iter into the WASM guard (a
+// sort of the fast paths, which it leaves out).
+func sortedWords(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for w := range m {
+		i, j := 0, len(out) // w goes before out[j], after out[:i]
+		for i < j {
+			if h := (i + j) / 2; out[h] < w {
+				i = h + 1
+			} else {
+				j = h
+			}
+		}
+		out = append(out, "")
+		copy(out[i+1:], out[i:])
+		out[i] = w
+	}
+	return out
+}
+
 // withLetters gives ws its letterKeys, natively (the WASM guard makes
 // none), and returns it. It panics if a word runs on from a run of letters
 // into an ASCII rune that is neither a letter nor a digit (read could not
@@ -185,7 +204,7 @@ func (ws *wordSet) withLetters() *wordSet {
 	n := 0
 	// (The words in order, so that the slots they take, and the probes
 	// of a look-up, are the same from run to run.)
-	for _, w := range slices.Sorted(maps.Keys(ws.words)) {
+	for _, w := range sortedWords(ws.words) {
 		r, key := 0, uint64(0) // r: the bytes of the letters the word starts with
 		for i := 0; i < len(w); {
 			b, n := w[i], 1

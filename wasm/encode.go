@@ -3,8 +3,6 @@
 package main
 
 import (
-	"strconv"
-
 	"github.com/groundwire/groundwire/guardrail"
 	"github.com/groundwire/groundwire/guardrail/jsonw"
 )
@@ -12,103 +10,104 @@ import (
 // A small JSON encoder for the guardrail result types, producing exactly what
 // encoding/json produces for them (web/wasm_diff_test.go checks this), so the
 // guard links neither reflect-based encoding/json nor fmt. Adding a field to a
-// type is one line in its append function.
+// type is one line in its append function: its key, as JSON writes it, with
+// the punctuation before it, then its value.
 
 type enc struct{ b []byte }
 
-func (e *enc) key(k string, first bool) {
-	if !first {
-		e.b = append(e.b, ',')
-	}
-	e.str(k)
-	e.b = append(e.b, ':')
-}
+// raw appends s as it is: punctuation and keys.
+func (e *enc) raw(s string) { e.b = append(e.b, s...) }
 
-func (e *enc) boolean(v bool) { e.b = strconv.AppendBool(e.b, v) }
-func (e *enc) integer(v int)  { e.b = strconv.AppendInt(e.b, int64(v), 10) }
+func (e *enc) integer(v int) { e.b = jsonw.AppendInt(e.b, int64(v)) }
+
+func (e *enc) boolean(v bool) {
+	if v {
+		e.raw("true")
+	} else {
+		e.raw("false")
+	}
+}
 
 // str appends s as a JSON string the way encoding/json does (HTML-safe).
 func (e *enc) str(s string) { e.b = jsonw.AppendString(e.b, s, true) }
 
-func (e *enc) number(n guardrail.Number) {
-	e.key("text", true)
+func (e *enc) number(n *guardrail.Number) {
+	e.raw(`"text":`)
 	e.str(n.Text)
-	e.key("canonical", false)
+	e.raw(`,"canonical":`)
 	e.str(n.Canonical)
-	e.key("kind", false)
+	e.raw(`,"kind":`)
 	e.str(n.Kind.String())
 	if n.Unit != 0 {
-		e.key("unit", false)
+		e.raw(`,"unit":`)
 		e.str(n.Unit.String())
 	}
 	if n.Period != 0 {
-		e.key("period", false)
+		e.raw(`,"period":`)
 		e.str(n.Period.String())
 	}
-	e.key("start", false)
+	e.raw(`,"start":`)
 	e.integer(n.Start)
-	e.key("end", false)
+	e.raw(`,"end":`)
 	e.integer(n.End)
 }
 
 func (e *enc) numbers(ns []guardrail.Number) {
 	if ns == nil {
-		e.b = append(e.b, "null"...)
+		e.raw("null")
 		return
 	}
-	e.b = append(e.b, '[')
-	for i, n := range ns {
+	e.raw("[")
+	for i := range ns {
 		if i > 0 {
-			e.b = append(e.b, ',')
+			e.raw(",")
 		}
-		e.b = append(e.b, '{')
-		e.number(n)
-		e.b = append(e.b, '}')
+		e.raw("{")
+		e.number(&ns[i])
+		e.raw("}")
 	}
-	e.b = append(e.b, ']')
+	e.raw("]")
 }
 
-func (e *enc) numberVerdict(nv guardrail.NumberVerdict) {
-	e.b = append(e.b, '{')
-	e.number(nv.Number)
-	e.key("state", false)
+func (e *enc) numberVerdict(nv *guardrail.NumberVerdict) {
+	e.raw("{")
+	e.number(&nv.Number)
+	e.raw(`,"state":`)
 	e.str(nv.State.String())
-	e.key("grounded", false)
+	e.raw(`,"grounded":`)
 	e.boolean(nv.Grounded)
-	e.key("citation", false)
+	e.raw(`,"citation":`)
 	e.integer(nv.Citation)
 	if d := nv.Derivation; d != nil {
-		e.key("formula", false)
+		e.raw(`,"formula":`)
 		e.str(d.Formula)
-		e.key("operands", false)
-		e.b = append(e.b, '[')
+		e.raw(`,"operands":[`)
 		for i, o := range d.Operands {
 			if i > 0 {
-				e.b = append(e.b, ',')
+				e.raw(",")
 			}
 			e.integer(o)
 		}
-		e.b = append(e.b, ']')
+		e.raw("]")
 	}
-	e.b = append(e.b, '}')
+	e.raw("}")
 }
 
 func (e *enc) verdict(v guardrail.Verdict) {
-	e.b = append(e.b, '{')
-	e.key("grounded", true)
+	e.raw(`{"grounded":`)
 	e.boolean(v.Grounded)
-	e.key("numbers", false)
+	e.raw(`,"numbers":`)
 	if v.Numbers == nil {
-		e.b = append(e.b, "null"...)
+		e.raw("null")
 	} else {
-		e.b = append(e.b, '[')
-		for i, nv := range v.Numbers {
+		e.raw("[")
+		for i := range v.Numbers {
 			if i > 0 {
-				e.b = append(e.b, ',')
+				e.raw(",")
 			}
-			e.numberVerdict(nv)
+			e.numberVerdict(&v.Numbers[i])
 		}
-		e.b = append(e.b, ']')
+		e.raw("]")
 	}
-	e.b = append(e.b, '}')
+	e.raw("}")
 }

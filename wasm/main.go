@@ -177,16 +177,15 @@ func feed(_ js.Value, args []js.Value) any {
 	}
 	safe, ok := g.g.Feed(delta)
 	var e enc
-	e.b = append(e.b, '{')
-	e.key("safe", true)
+	e.raw(`{"safe":`)
 	e.str(safe)
-	e.key("ok", false)
+	e.raw(`,"ok":`)
 	e.boolean(ok)
 	if nv, blocked := g.g.Blocked(); blocked {
-		e.key("blocked", false)
-		e.numberVerdict(nv)
+		e.raw(`,"blocked":`)
+		e.numberVerdict(&nv)
 	}
-	e.b = append(e.b, '}')
+	e.raw("}")
 	return result(&e)
 }
 
@@ -198,12 +197,11 @@ func closeGuard(_ js.Value, args []js.Value) any {
 	guards.remove(h)
 	safe, v := g.g.Close()
 	var e enc
-	e.b = append(e.b, '{')
-	e.key("safe", true)
+	e.raw(`{"safe":`)
 	e.str(safe)
-	e.key("verdict", false)
+	e.raw(`,"verdict":`)
 	e.verdict(v)
-	e.b = append(e.b, '}')
+	e.raw("}")
 	return result(&e)
 }
 

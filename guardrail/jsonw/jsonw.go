@@ -1,7 +1,9 @@
-// Package jsonw writes JSON strings byte for byte as encoding/json does,
-// for the encoders that do without its reflection: the WASM guard's
-// results, the server's frames and guardrail batch's output lines.
-// Standard library only; it builds for js/wasm.
+// Package jsonw writes JSON strings and integers byte for byte as
+// encoding/json does, for the encoders that do without its reflection: the
+// WASM guard's results, the server's frames and guardrail batch's output
+// lines. Standard library only, and only unicode/utf8 of it (package
+// strconv would link its errors into the WASM guard); it builds for
+// js/wasm.
 package jsonw
 
 import "unicode/utf8"
@@ -27,20 +29,9 @@ func AppendString(dst []byte, s string, html bool) []byte {
 		}
 		if b := s[i]; b < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
+			if e := shortEscape[b]; e != 0 {
+				dst = append(dst, '\\', e)
+			} else {
 				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
 			}
 			i++
@@ -76,3 +67,29 @@ var safeSet, htmlSafeSet = func() (plain, html [256]bool) {
 	}
 	return plain, html
 }()
+
+// shortEscape is the letter after '\\' of the bytes written so, 0 for the
+// others.
+var shortEscape = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+
+// AppendInt appends v in decimal to dst, as encoding/json writes an
+// integer and strconv.AppendInt(dst, v, 10) does.
+func AppendInt(dst []byte, v int64) []byte {
+	var b [20]byte // the digits of the largest magnitude, 1<<63
+	i := len(b)
+	u := uint64(v)
+	if v < 0 {
+		u = -u
+	}
+	for u >= 10 {
+		i--
+		b[i] = byte('0' + u%10)
+		u /= 10
+	}
+	i--
+	b[i] = byte('0' + u)
+	if v < 0 {
+		dst = append(dst, '-')
+	}
+	return append(dst, b[i:]...)
+}

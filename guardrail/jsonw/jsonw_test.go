@@ -3,9 +3,29 @@ package jsonw
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 )
+
+// TestAppendInt compares AppendInt with strconv on the edges of int64 and
+// of each power of ten, and random values, appended after a prefix.
+func TestAppendInt(t *testing.T) {
+	vs := []int64{0, 1, -1, 9, 10, -10, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for p := int64(1); p <= math.MaxInt64/10; p *= 10 {
+		vs = append(vs, p-1, p, p+1, -p+1, -p, -p-1)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 5000 {
+		vs = append(vs, r.Int64()>>r.IntN(64), -r.Int64()>>r.IntN(64))
+	}
+	for _, v := range vs {
+		if got, want := string(AppendInt([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
+			t.Errorf("AppendInt(%d) = %q, want %q", v, got, want)
+		}
+	}
+}
 
 // TestAppendString compares AppendString with encoding/json on strings of
 // every escape class, random bytes (invalid UTF-8 too) and their mixes,
