@@ -10,10 +10,18 @@ import (
 	"unicode/utf8"
 )
 
-// BM25 parameters.
+// BM25F parameters: a snippet's own text is normalised by its length (b);
+// its context (headings, the lead-in line of its list, its parent item,
+// its section's "asked" comment) is a field of its own, counted wField
+// times and not normalised by the text's length, since a section's heading
+// says what every snippet under it is about, however long the snippet. k1
+// saturates the sum. Calibrated on the development part of
+// testdata/retrieval.jsonl and the StackFAQ development queries (README,
+// "Knowledge base").
 const (
-	bm25K1 = 1.2
+	bm25K1 = 2.0
 	bm25B  = 0.75
+	wField = 1.75
 )
 
 // Weights of the parts of a snippet in its term frequencies, and of query
@@ -27,6 +35,7 @@ const (
 	wContext       = 0.5 // a word of the parent list item
 	wKind          = 0.5 // a word for the kind of a number in the snippet
 	wAsked         = 0.4 // a word of how customers ask about the section ("<!-- asked: … -->")
+	wOuterAsked    = 0.2 // …about a section it is under (halved, as wOuterHeading is)
 	wFuzzy         = 0.8 // a query word matched through a close spelling
 	wCompound      = 0.7 // a query word matched as part of a compound
 	wSynonym       = 0.6 // a query word matched through its thesaurus group
@@ -45,7 +54,8 @@ var kindWords = map[guardrail.Kind]string{
 
 type posting struct {
 	doc uint32
-	tf  float32
+	tf  float32 // in the snippet's text, weighted (see wText …)
+	ctx float32 // in its context, weighted (see bm25K1)
 }
 
 type index struct {
@@ -146,9 +156,10 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 	}
 	cache := make(map[stemKey][]string)
 	tf := make(map[string]float32)
+	ctx := make(map[string]float32)
 	var buf []string
 	var length float32
-	asked := false // adding the words of an "asked" comment
+	inCtx := false // adding the words of the snippet's context
 	var pb pairBuilder
 	add := func(text, lang string, w float32) {
 		pb.start()
@@ -158,8 +169,8 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 			}
 			// Numbers are searchable but do not make a snippet longer: the
 			// snippets with the numbers are the ones worth citing. Nor do
-			// the words of "asked" comments, shared by a whole section.
-			if !isDigits(tok) && !asked {
+			// the words of its context, a field of its own.
+			if !isDigits(tok) && !inCtx {
 				length += w
 			}
 			key := stemKey{tok, lang}
@@ -170,7 +181,11 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 				cache[key] = ss
 			}
 			for _, s := range ss {
-				tf[s] += w
+				if inCtx {
+					ctx[s] += w
+				} else {
+					tf[s] += w
+				}
 			}
 			pb.word(ss)
 		})
@@ -186,6 +201,7 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 		} else {
 			add(c.text, d.Lang, wText)
 		}
+		inCtx = true
 		for j, h := range c.heading {
 			w := float32(wOuterHeading)
 			if j == len(c.heading)-1 {
@@ -200,10 +216,12 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 			add(c.context, d.Lang, wContext)
 		}
 		if c.asked != "" {
-			asked = true
 			add(c.asked, d.Lang, wAsked)
-			asked = false
 		}
+		if c.outer != "" {
+			add(c.outer, d.Lang, wOuterAsked)
+		}
+		inCtx = false
 		// What kind of numbers a snippet holds is searchable too: "what is
 		// your phone number" finds the snippet with the phone number.
 		for _, n := range d.Source.Numbers {
@@ -213,9 +231,15 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 			}
 		}
 		for s, f := range tf {
-			ix.terms[s] = append(ix.terms[s], posting{doc: uint32(i), tf: f})
+			ix.terms[s] = append(ix.terms[s], posting{doc: uint32(i), tf: f, ctx: ctx[s]})
+		}
+		for s, f := range ctx {
+			if _, ok := tf[s]; !ok {
+				ix.terms[s] = append(ix.terms[s], posting{doc: uint32(i), ctx: f})
+			}
 		}
 		clear(tf)
+		clear(ctx)
 		ix.docLen[i] = max(length, 1)
 		total += float64(ix.docLen[i])
 		length = 0
@@ -283,7 +307,7 @@ func (ix *index) splitIndexCompounds() {
 		}
 		return "", false
 	}
-	add := map[string]map[uint32]float32{}
+	add := map[string]map[uint32]posting{}
 	for s, ps := range ix.terms {
 		r := []rune(s)
 		if len(r) < 8 || hasDigit(s) {
@@ -303,10 +327,12 @@ func (ix *index) splitIndexCompounds() {
 			}
 			for _, part := range [2]string{left, right} {
 				if add[part] == nil {
-					add[part] = map[uint32]float32{}
+					add[part] = map[uint32]posting{}
 				}
 				for _, p := range ps {
-					add[part][p.doc] = max(add[part][p.doc], p.tf*wCompound)
+					q := add[part][p.doc]
+					q.doc, q.tf, q.ctx = p.doc, max(q.tf, p.tf*wCompound), max(q.ctx, p.ctx*wCompound)
+					add[part][p.doc] = q
 				}
 			}
 			break
@@ -315,13 +341,13 @@ func (ix *index) splitIndexCompounds() {
 	for part, docs := range add {
 		ps := ix.terms[part]
 		for i := range ps {
-			if tf, ok := docs[ps[i].doc]; ok {
-				ps[i].tf = max(ps[i].tf, tf)
+			if q, ok := docs[ps[i].doc]; ok {
+				ps[i].tf, ps[i].ctx = max(ps[i].tf, q.tf), max(ps[i].ctx, q.ctx)
 				delete(docs, ps[i].doc)
 			}
 		}
-		for d, tf := range docs {
-			ps = append(ps, posting{doc: d, tf: tf})
+		for _, q := range docs {
+			ps = append(ps, q)
 		}
 		slices.SortFunc(ps, func(a, b posting) int { return int(a.doc) - int(b.doc) })
 		ix.terms[part] = ps
@@ -635,9 +661,9 @@ func (ix *index) score(s *scratch, exps expansions, weight float64, cover bool) 
 		ps := ix.terms[e.stem]
 		idf := ix.idf(len(ps))
 		for _, p := range ps {
-			tf := float64(p.tf)
 			norm := 1 - bm25B + bm25B*float64(ix.docLen[p.doc])/ix.avgLen
-			sc := e.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+			tf := float64(p.tf)/norm + wField*float64(p.ctx)
+			sc := e.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
 			if s.best[p.doc] == 0 {
 				s.wordTouched = append(s.wordTouched, p.doc)
 			}

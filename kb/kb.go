@@ -27,9 +27,12 @@
 //
 // # Search
 //
-// [Base.Search] ranks snippets with BM25 (k1 = 1.2, b = 0.75) over their
-// words and their heading context (a table row's header row counts like a
-// heading). Words are lower-cased (å, ä and ö are kept), stop words of
+// [Base.Search] ranks snippets with BM25F (k1 = 2, b = 0.75) over two
+// fields: a snippet's text (a table row's header row counts in it at a
+// lower weight), normalised by its length, and its context — its headings,
+// the lead-in line of its list, its parent item and its sections' "asked"
+// comments — counted 1.75 times and not normalised by the text's length.
+// Words are lower-cased (å, ä and ö are kept), stop words of
 // English and Swedish are dropped, and words are stemmed with the Snowball
 // stemmer of the snippet's language (from the path: an en/ or sv/ directory
 // or a .en.md / .sv.md name; otherwise guessed from the file's words; when
