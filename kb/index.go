@@ -155,8 +155,8 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 		terms:  make(map[string][]posting),
 	}
 	cache := make(map[stemKey][]string)
-	tf := make(map[string]float32)
-	ctx := make(map[string]float32)
+	tf := make(map[string]int) // the snippet's stems: their postings in ps
+	var ps []posting
 	var buf []string
 	var length float32
 	inCtx := false // adding the words of the snippet's context
@@ -181,10 +181,17 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 				cache[key] = ss
 			}
 			for _, s := range ss {
+				j, ok := tf[s]
+				if !ok {
+					j = len(ps)
+					tf[s] = j
+					ps = append(ps, posting{})
+				}
+				p := &ps[j]
 				if inCtx {
-					ctx[s] += w
+					p.ctx += w
 				} else {
-					tf[s] += w
+					p.tf += w
 				}
 			}
 			pb.word(ss)
@@ -230,16 +237,12 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 				break
 			}
 		}
-		for s, f := range tf {
-			ix.terms[s] = append(ix.terms[s], posting{doc: uint32(i), tf: f, ctx: ctx[s]})
-		}
-		for s, f := range ctx {
-			if _, ok := tf[s]; !ok {
-				ix.terms[s] = append(ix.terms[s], posting{doc: uint32(i), ctx: f})
-			}
+		for s, j := range tf {
+			ps[j].doc = uint32(i)
+			ix.terms[s] = append(ix.terms[s], ps[j])
 		}
 		clear(tf)
-		clear(ctx)
+		ps = ps[:0]
 		ix.docLen[i] = max(length, 1)
 		total += float64(ix.docLen[i])
 		length = 0
