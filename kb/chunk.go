@@ -15,7 +15,8 @@ type chunk struct {
 	heading []string // heading trail, outermost first
 	lead    string   // searchable context: the lead-in line of a list ("Prices:")
 	context string   // searchable context: the parent list item
-	asked   string   // searchable context: how customers ask about its section (see askedOf)
+	asked   string   // searchable context: how customers ask about its section
+	outer   string   // searchable context: how customers ask about the sections it is under
 }
 
 // Chunking rules (see the package documentation for the why):
@@ -83,16 +84,15 @@ func chunkMarkdown(text string) []chunk {
 	c.run()
 	if len(c.asked) > 0 {
 		for i := range c.out {
-			var parts []string
-			for j := 1; j <= len(c.out[i].heading); j++ {
-				if a := c.asked[strings.Join(c.out[i].heading[:j], "\x00")]; a != "" {
-					parts = append(parts, a)
+			h := c.out[i].heading
+			var outer []string
+			for j := 0; j < len(h); j++ {
+				if a := c.asked[strings.Join(h[:j], "\x00")]; a != "" {
+					outer = append(outer, a)
 				}
 			}
-			if a := c.asked[""]; a != "" {
-				parts = append(parts, a)
-			}
-			c.out[i].asked = strings.Join(parts, "\n")
+			c.out[i].asked = c.asked[strings.Join(h, "\x00")]
+			c.out[i].outer = strings.Join(outer, "\n")
 		}
 	}
 	return c.out

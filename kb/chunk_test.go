@@ -154,18 +154,19 @@ func TestChunkSkipped(t *testing.T) {
 }
 
 // TestAsked: "asked" comments, on a heading line or a line of their own,
-// are searchable with every snippet of their section and the sections under
-// it, and never shown; the heading is kept without them.
+// are searchable with every snippet of their section (asked) and of the
+// sections under it (outer), and never shown; the heading is kept without
+// them.
 func TestAsked(t *testing.T) {
 	md := "# Storage <!-- asked: where are my things kept -->\n\nFiles live in Sweden.\n\n## Trash\n\n<!-- asked: I removed something by accident -->\nDeleted files stay 60 days.\n\n# Other\n\nUnrelated.\n"
 	cs := chunkMarkdown(md)
 	if len(cs) != 3 {
 		t.Fatalf("%d chunks: %+v", len(cs), cs)
 	}
-	want := []string{"where are my things kept", "where are my things kept\nI removed something by accident", ""}
+	want := [][2]string{{"where are my things kept", ""}, {"I removed something by accident", "where are my things kept"}, {"", ""}}
 	for i, c := range cs {
-		if c.asked != want[i] {
-			t.Errorf("chunk %d %q: asked %q, want %q", i, c.text, c.asked, want[i])
+		if c.asked != want[i][0] || c.outer != want[i][1] {
+			t.Errorf("chunk %d %q: asked %q, outer %q, want %q", i, c.text, c.asked, c.outer, want[i])
 		}
 		if strings.Contains(c.text, "asked") || strings.Contains(strings.Join(c.heading, " "), "asked") {
 			t.Errorf("chunk %d shows the comment: %+v", i, c)

@@ -38,10 +38,10 @@ func (v verdict) better(w verdict) bool {
 
 // answers reports whether a part with verdict v is answered at all: its
 // best hit covers at least fl.query of its weight, and words the knowledge
-// base does not know hold less than fl.unknown of it, names less than
-// fl.names.
+// base does not know (names included) hold less than fl.unknown of it,
+// names alone less than fl.names.
 func (fl floor) answers(v verdict) bool {
-	return v.share >= fl.query && v.unknown-v.names < fl.unknown && v.names < fl.names
+	return v.share >= fl.query && v.unknown < fl.unknown && v.names < fl.names
 }
 
 // confidence returns the confidence of an answered verdict.

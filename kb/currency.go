@@ -11,8 +11,10 @@ import (
 // table ("dollars", "euro", "pund", "yen"; not a bare code such as "try"
 // or "pen", which are words too) asks in what currency something is paid.
 // It matches the knowledge base's own currency names ("kronor") and its
-// words for currency (currencyWords) at the thesaurus's weight, so "Do you
-// bill in dollars?" finds "All prices are in Swedish kronor".
+// words for currency (currencyWords) as an exact match would: what it asks
+// about is the currency, whichever it names; so "Do you bill in dollars?"
+// finds "All prices are in Swedish kronor" before the snippets of a section
+// headed "Yearly billing".
 
 // currencyWords are the words for currency itself, in English and Swedish.
 var currencyWords = []string{"currency", "currencies", "valuta", "valutan", "valutor"}
@@ -60,7 +62,7 @@ func (ix *index) currency(exps *expansions, word string) bool {
 	}
 	found := false
 	for _, w := range append(ix.currencies(), currencyWords...) {
-		if w != word && ix.addWord(exps, w, wSynonym) {
+		if w != word && ix.addWord(exps, w, 1) {
 			found = true
 		}
 	}

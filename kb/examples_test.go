@@ -44,4 +44,11 @@ func TestPlainQuestions(t *testing.T) {
 		}
 		assert.True(t, found, "%q: want %s, got %s", q, file+":"+strconv.Itoa(line), describe(hits))
 	}
+	// Issue 23's example got the plans' "Email support, answered within 2
+	// working days" first: the answer is the section on reply times,
+	// whose heading and "asked" comment say so, however long its line.
+	hits := base.Search("How long until support writes back?", 3)
+	if assert.NotEmpty(t, hits) {
+		assert.Equal(t, "kb/en/contact.md:26", hits[0].Snippet.File+":"+strconv.Itoa(hits[0].Snippet.Line), describe(hits))
+	}
 }

@@ -10,10 +10,18 @@ import (
 	"unicode/utf8"
 )
 
-// BM25 parameters.
+// BM25F parameters: a snippet's own text is normalised by its length (b);
+// its context (headings, the lead-in line of its list, its parent item,
+// its section's "asked" comment) is a field of its own, counted wField
+// times and not normalised by the text's length, since a section's heading
+// says what every snippet under it is about, however long the snippet. k1
+// saturates the sum. Calibrated on the development part of
+// testdata/retrieval.jsonl and the StackFAQ development queries (README,
+// "Knowledge base").
 const (
-	bm25K1 = 1.2
+	bm25K1 = 2.0
 	bm25B  = 0.75
+	wField = 1.75
 )
 
 // Weights of the parts of a snippet in its term frequencies, and of query
@@ -27,6 +35,7 @@ const (
 	wContext       = 0.5 // a word of the parent list item
 	wKind          = 0.5 // a word for the kind of a number in the snippet
 	wAsked         = 0.4 // a word of how customers ask about the section ("<!-- asked: … -->")
+	wOuterAsked    = 0.2 // …about a section it is under (halved, as wOuterHeading is)
 	wFuzzy         = 0.8 // a query word matched through a close spelling
 	wCompound      = 0.7 // a query word matched as part of a compound
 	wSynonym       = 0.6 // a query word matched through its thesaurus group
@@ -45,7 +54,8 @@ var kindWords = map[guardrail.Kind]string{
 
 type posting struct {
 	doc uint32
-	tf  float32
+	tf  float32 // in the snippet's text, weighted (see wText …)
+	ctx float32 // in its context, weighted (see bm25K1)
 }
 
 type index struct {
@@ -145,10 +155,11 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 		terms:  make(map[string][]posting),
 	}
 	cache := make(map[stemKey][]string)
-	tf := make(map[string]float32)
+	tf := make(map[string]int) // the snippet's stems: their postings in ps
+	var ps []posting
 	var buf []string
 	var length float32
-	asked := false // adding the words of an "asked" comment
+	inCtx := false // adding the words of the snippet's context
 	var pb pairBuilder
 	add := func(text, lang string, w float32) {
 		pb.start()
@@ -158,8 +169,8 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 			}
 			// Numbers are searchable but do not make a snippet longer: the
 			// snippets with the numbers are the ones worth citing. Nor do
-			// the words of "asked" comments, shared by a whole section.
-			if !isDigits(tok) && !asked {
+			// the words of its context, a field of its own.
+			if !isDigits(tok) && !inCtx {
 				length += w
 			}
 			key := stemKey{tok, lang}
@@ -170,7 +181,18 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 				cache[key] = ss
 			}
 			for _, s := range ss {
-				tf[s] += w
+				j, ok := tf[s]
+				if !ok {
+					j = len(ps)
+					tf[s] = j
+					ps = append(ps, posting{})
+				}
+				p := &ps[j]
+				if inCtx {
+					p.ctx += w
+				} else {
+					p.tf += w
+				}
 			}
 			pb.word(ss)
 		})
@@ -186,6 +208,7 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 		} else {
 			add(c.text, d.Lang, wText)
 		}
+		inCtx = true
 		for j, h := range c.heading {
 			w := float32(wOuterHeading)
 			if j == len(c.heading)-1 {
@@ -200,10 +223,12 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 			add(c.context, d.Lang, wContext)
 		}
 		if c.asked != "" {
-			asked = true
 			add(c.asked, d.Lang, wAsked)
-			asked = false
 		}
+		if c.outer != "" {
+			add(c.outer, d.Lang, wOuterAsked)
+		}
+		inCtx = false
 		// What kind of numbers a snippet holds is searchable too: "what is
 		// your phone number" finds the snippet with the phone number.
 		for _, n := range d.Source.Numbers {
@@ -212,10 +237,12 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 				break
 			}
 		}
-		for s, f := range tf {
-			ix.terms[s] = append(ix.terms[s], posting{doc: uint32(i), tf: f})
+		for s, j := range tf {
+			ps[j].doc = uint32(i)
+			ix.terms[s] = append(ix.terms[s], ps[j])
 		}
 		clear(tf)
+		ps = ps[:0]
 		ix.docLen[i] = max(length, 1)
 		total += float64(ix.docLen[i])
 		length = 0
@@ -283,7 +310,7 @@ func (ix *index) splitIndexCompounds() {
 		}
 		return "", false
 	}
-	add := map[string]map[uint32]float32{}
+	add := map[string]map[uint32]posting{}
 	for s, ps := range ix.terms {
 		r := []rune(s)
 		if len(r) < 8 || hasDigit(s) {
@@ -303,10 +330,12 @@ func (ix *index) splitIndexCompounds() {
 			}
 			for _, part := range [2]string{left, right} {
 				if add[part] == nil {
-					add[part] = map[uint32]float32{}
+					add[part] = map[uint32]posting{}
 				}
 				for _, p := range ps {
-					add[part][p.doc] = max(add[part][p.doc], p.tf*wCompound)
+					q := add[part][p.doc]
+					q.doc, q.tf, q.ctx = p.doc, max(q.tf, p.tf*wCompound), max(q.ctx, p.ctx*wCompound)
+					add[part][p.doc] = q
 				}
 			}
 			break
@@ -315,13 +344,13 @@ func (ix *index) splitIndexCompounds() {
 	for part, docs := range add {
 		ps := ix.terms[part]
 		for i := range ps {
-			if tf, ok := docs[ps[i].doc]; ok {
-				ps[i].tf = max(ps[i].tf, tf)
+			if q, ok := docs[ps[i].doc]; ok {
+				ps[i].tf, ps[i].ctx = max(ps[i].tf, q.tf), max(ps[i].ctx, q.ctx)
 				delete(docs, ps[i].doc)
 			}
 		}
-		for d, tf := range docs {
-			ps = append(ps, posting{doc: d, tf: tf})
+		for _, q := range docs {
+			ps = append(ps, q)
 		}
 		slices.SortFunc(ps, func(a, b posting) int { return int(a.doc) - int(b.doc) })
 		ix.terms[part] = ps
@@ -485,72 +514,6 @@ func (ix *index) stemIndexed(w string) bool {
 	return false
 }
 
-// fuzzy adds the stems of the indexed words within the edit budget of word
-// (in the language bit), and reports whether there were any. Words are
-// compared by length and by the letters they hold before the edit distance
-// is computed: an edit changes at most two letters of the set of letters a
-// word holds, so words whose sets differ more cannot be close.
-func (ix *index) fuzzy(exps *expansions, word string, bit uint8) bool {
-	r := []rune(word)
-	n := len(r)
-	budget := editBudget(n)
-	if budget == 0 {
-		return false
-	}
-	mask := letterMask(r)
-	var buf [16]int32
-	near := buf[:0] // the close words, as indexes of fwords
-	for l := max(n-budget, 0); l <= n+budget && l < len(ix.byLen); l++ {
-		for _, i := range ix.byLen[l] {
-			v := &ix.fwords[i]
-			if v.langs&bit == 0 || popcount(mask^v.mask) > 2*budget {
-				continue
-			}
-			if n == 4 && v.runes[0] != r[0] { // a short word: its first letter is right
-				continue
-			}
-			if osaRunes(r, v.runes, budget) <= budget {
-				near = append(near, i)
-			}
-		}
-	}
-	slices.Sort(near) // in lexical order, as they are added
-	for _, i := range near {
-		v := &ix.fwords[i]
-		for _, st := range ix.surface[v.word] {
-			exps.add(st, wFuzzy)
-		}
-		for _, syn := range synonyms[v.word] {
-			ix.addWord(exps, syn, wFuzzy*wSynonym)
-		}
-	}
-	return len(near) > 0
-}
-
-// fuzzyWord is an indexed surface word prepared for fuzzy.
-type fuzzyWord struct {
-	word  string
-	runes []rune
-	mask  uint64
-	langs uint8
-}
-
-func letterMask(r []rune) uint64 {
-	var m uint64
-	for _, c := range r {
-		m |= 1 << (uint(c) % 64)
-	}
-	return m
-}
-
-func popcount(x uint64) int {
-	n := 0
-	for ; x != 0; x &= x - 1 {
-		n++
-	}
-	return n
-}
-
 // sharedPrefix adds indexed stems that share a long beginning with s
 // (at least 5 runes and all of s but its last 3): another form of the same
 // word that the stemmers do not join ("levererar" → "leverans").
@@ -676,66 +639,6 @@ func (ix *index) prefixOf(exps *expansions, w string) bool {
 	return found
 }
 
-// editBudget is the number of edits a misspelt word of n runes may have.
-func editBudget(n int) int {
-	switch {
-	case n >= 8:
-		return 2
-	case n >= 4:
-		return 1
-	}
-	return 0
-}
-
-// osa returns the optimal string alignment distance between a and b (edits:
-// insert, delete, substitute, swap two neighbours), or max+1 when it is
-// larger than max.
-func osa(a, b string, max int) int {
-	if a == b {
-		return 0
-	}
-	return osaRunes([]rune(a), []rune(b), max)
-}
-
-func osaRunes(ra, rb []rune, max int) int {
-	n, m := len(ra), len(rb)
-	var buf [3 * 40]int
-	var rows []int
-	if 3*(m+1) <= len(buf) {
-		rows = buf[:3*(m+1)]
-	} else {
-		rows = make([]int, 3*(m+1))
-	}
-	prev2, prev, cur := rows[:m+1], rows[m+1:2*(m+1)], rows[2*(m+1):]
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= n; i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= m; j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				v = min(v, prev2[j-2]+1)
-			}
-			cur[j] = v
-			rowMin = min(rowMin, v)
-		}
-		if rowMin > max {
-			return max + 1
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	if prev[m] > max {
-		return max + 1
-	}
-	return prev[m]
-}
-
 // scratch is per-search working memory, reused through a pool.
 type scratch struct {
 	score, cover []float64 // per snippet: total score, matched query weight
@@ -761,9 +664,9 @@ func (ix *index) score(s *scratch, exps expansions, weight float64, cover bool) 
 		ps := ix.terms[e.stem]
 		idf := ix.idf(len(ps))
 		for _, p := range ps {
-			tf := float64(p.tf)
 			norm := 1 - bm25B + bm25B*float64(ix.docLen[p.doc])/ix.avgLen
-			sc := e.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+			tf := float64(p.tf)/norm + wField*float64(p.ctx)
+			sc := e.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
 			if s.best[p.doc] == 0 {
 				s.wordTouched = append(s.wordTouched, p.doc)
 			}

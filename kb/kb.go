@@ -27,9 +27,12 @@
 //
 // # Search
 //
-// [Base.Search] ranks snippets with BM25 (k1 = 1.2, b = 0.75) over their
-// words and their heading context (a table row's header row counts like a
-// heading). Words are lower-cased (å, ä and ö are kept), stop words of
+// [Base.Search] ranks snippets with BM25F (k1 = 2, b = 0.75) over two
+// fields: a snippet's text (a table row's header row counts in it at a
+// lower weight), normalised by its length, and its context — its headings,
+// the lead-in line of its list, its parent item and its sections' "asked"
+// comments — counted 1.75 times and not normalised by the text's length.
+// Words are lower-cased (å, ä and ö are kept), stop words of
 // English and Swedish are dropped, and words are stemmed with the Snowball
 // stemmer of the snippet's language (from the path: an en/ or sv/ directory
 // or a .en.md / .sv.md name; otherwise guessed from the file's words; when
@@ -61,9 +64,9 @@
 // knowledge base has never seen weighs the most; numbers count only alone;
 // a name the customer introduces themselves with weighs nothing). A part is
 // off topic when its best snippet covers less than [DefaultQueryFloor] of
-// its weight, or unknown words hold [DefaultUnknown] of it, or unknown names
-// (a capital inside the word or mid-sentence: "YouTube", "HBO") hold
-// [DefaultNames] — decided from the whole part, never from one word. The
+// its weight, or unknown words (names included) hold [DefaultUnknown] of
+// it, or unknown names alone (a capital inside the word or mid-sentence:
+// "YouTube", "HBO") hold [DefaultNames] — decided from the whole part, never from one word. The
 // confidence is high when the best part's coverage is at least
 // [DefaultHigh] and unknown words hold less than [DefaultHighUnknown] of
 // it, low otherwise. Snippets in the query's language (when it can be
@@ -158,9 +161,9 @@ type Thresholds struct {
 	// least this share; Snippet: every snippet returned covers at least
 	// this share.
 	Coverage, Snippet float64
-	// Unknown: a part whose unknown words (other than names) hold at least
-	// this share is off topic; Names: likewise for unknown names ("Netflix",
-	// "HBO", a capital inside the word or mid-sentence).
+	// Unknown: a part whose unknown words (names included) hold at least
+	// this share is off topic; Names: likewise for unknown names alone
+	// ("Netflix", "HBO", a capital inside the word or mid-sentence).
 	Unknown, Names float64
 	// High: the confidence is high when the best part's coverage is at
 	// least High and its unknown words hold less than HighUnknown; it is
@@ -172,7 +175,7 @@ type Thresholds struct {
 const (
 	DefaultQueryFloor   = 0.26 // Thresholds.Coverage
 	DefaultSnippetFloor = 0.1  // Thresholds.Snippet
-	DefaultUnknown      = 0.5
+	DefaultUnknown      = 0.45
 	DefaultNames        = 0.3
 	DefaultHigh         = 0.5
 	DefaultHighUnknown  = 0.2
