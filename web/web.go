@@ -253,15 +253,25 @@ var BuildFlags = []string{"-trimpath", "-gcflags=all=-l", "-ldflags=-s -w -build
 // and CGO_ENABLED=0: the garbage collector Go had before Green Tea, 12 KB
 // smaller gzipped (Green Tea's gains are on many cores; the guard runs on
 // one thread). Go 1.26 keeps it behind this opt-out, which Go 1.27 is to
-// remove: a toolchain that does not know it fails the build ("unknown
-// GOEXPERIMENT"), and without it the guard is over its gzip budget (see
+// remove: with a toolchain that does not know it ("unknown GOEXPERIMENT")
+// BuildWASM builds without it, and the guard is over its gzip budget (see
 // TestBuildWASM) until its code gives up those 12 KB.
 var BuildEnv = []string{"GOEXPERIMENT=nogreenteagc"}
 
 // BuildWASM compiles moduleRoot/wasm for GOOS=js GOARCH=wasm with
-// [BuildFlags] and [BuildEnv] and returns guardrail.wasm. It runs the `go`
+// [BuildFlags] and [BuildEnv] (without BuildEnv when the toolchain refuses
+// its GOEXPERIMENT) and returns guardrail.wasm. It runs the `go`
 // command found in PATH; with a warm build cache it takes a few seconds.
 func BuildWASM(ctx context.Context, moduleRoot string) ([]byte, error) {
+	wasm, err := buildWASM(ctx, moduleRoot, BuildEnv)
+	if err != nil && len(BuildEnv) > 0 && strings.Contains(err.Error(), "GOEXPERIMENT") {
+		// a toolchain without the experiment: the guard as it is
+		wasm, err = buildWASM(ctx, moduleRoot, nil)
+	}
+	return wasm, err
+}
+
+func buildWASM(ctx context.Context, moduleRoot string, env []string) ([]byte, error) {
 	gocmd, err := exec.LookPath("go")
 	if err != nil {
 		return nil, fmt.Errorf("building the WASM guard: no go command in PATH: %w", err)
@@ -275,7 +285,7 @@ func BuildWASM(ctx context.Context, moduleRoot string) ([]byte, error) {
 	args := append(append([]string{"build"}, BuildFlags...), "-o", out, "./wasm")
 	cmd := exec.CommandContext(ctx, gocmd, args...)
 	cmd.Dir = moduleRoot
-	cmd.Env = append(append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"), BuildEnv...)
+	cmd.Env = append(append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"), env...)
 	var stderr bytes.Buffer
 	cmd.Stdout = &stderr
 	cmd.Stderr = &stderr

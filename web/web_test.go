@@ -423,6 +423,36 @@ func realGuard(t *testing.T) (wasm, execJS []byte) {
 	return guardWASM, guardJS
 }
 
+// TestBuildWASMUnknownExperiment: a toolchain that refuses BuildEnv's
+// GOEXPERIMENT (Go 1.27 is to remove nogreenteagc) still gets a guard,
+// built without it, not a page whose guard never comes.
+func TestBuildWASMUnknownExperiment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the guard again (-short)")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command in PATH")
+	}
+	saved := BuildEnv
+	BuildEnv = []string{"GOEXPERIMENT=nosuchexperiment"}
+	defer func() { BuildEnv = saved }()
+	root, err := ModuleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultBuildTimeout)
+	defer cancel()
+	start := time.Now()
+	wasm, err := BuildWASM(ctx, root)
+	t.Logf("built without the experiment in %v: %d bytes", time.Since(start).Round(time.Millisecond), len(wasm))
+	if err != nil {
+		t.Fatalf("BuildWASM with an unknown experiment: %v", err)
+	}
+	if !bytes.HasPrefix(wasm, []byte("\x00asm")) {
+		t.Fatalf("not a wasm module: % x", wasm[:min(8, len(wasm))])
+	}
+}
+
 // maxGuardBrotli and maxGuardGzip are the guard's download budget, as
 // served (brotli to a browser that accepts it, which all do over HTTPS and
 // Chromium does over plain HTTP to 127.0.0.1; gzip to one that does not):
