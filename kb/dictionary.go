@@ -2,6 +2,8 @@ package kb
 
 import (
 	_ "embed"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -27,6 +29,14 @@ func inDictionary(w string) bool {
 // sortedHas reports whether key is a line of list: lines in byte order, each
 // ending in "\n", after a header of lines starting with "#".
 func sortedHas(list, key string) bool {
+	_, ok := sortedGet(list, key)
+	return ok
+}
+
+// sortedGet returns the rest of the line of list that begins with key and a
+// space ("" for a line that is key alone): lines in byte order, each ending
+// in "\n", after a header of lines starting with "#".
+func sortedGet(list, key string) (string, bool) {
 	for strings.HasPrefix(list, "#") {
 		_, list, _ = strings.Cut(list, "\n")
 	}
@@ -36,16 +46,42 @@ func sortedHas(list, key string) bool {
 		start := lo + strings.LastIndexByte(list[lo:mid], '\n') + 1
 		end := start + strings.IndexByte(list[start:], '\n')
 		if end < start {
-			return false // no final line break: not a list
+			return "", false // no final line break: not a list
 		}
-		switch line := list[start:end]; {
+		line, rest, _ := strings.Cut(list[start:end], " ")
+		switch {
 		case line == key:
-			return true
+			return rest, true
 		case line < key:
 			lo = end + 1
 		default:
 			hi = start
 		}
 	}
-	return false
+	return "", false
+}
+
+//go:embed lexicon/uses-en.txt
+var usesEN string
+
+// wSpecific scales how much less a common English word counts in ranking
+// (see specificity).
+const wSpecific = 0.05
+
+// specificity returns how much a word of an English message counts in the
+// ranking: 1/(1 + wSpecific·ln(1+n)), n the uses of its stem in WordNet's
+// tagged corpus (kb/lexicon/uses-en.txt). Words common in any English text
+// ("make", "like", "way") say less of what a question is about than words
+// rare in English ("calendar", "label"): 0.67 for "be", 0.88 for
+// "consider", 1 for a word the corpus never uses.
+func specificity(w string) float64 {
+	s, ok := sortedGet(usesEN, lexStem(w, 0))
+	if !ok {
+		return 1
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 1
+	}
+	return 1 / (1 + wSpecific*math.Log1p(float64(n)))
 }

@@ -17,7 +17,7 @@ func TestSortedHas(t *testing.T) {
 	}
 	assert.False(t, sortedHas("a\nb", "b"), "no final line break")
 	// the generated lists are sorted and end in a line break
-	for _, l := range []string{wordsEN, wordsSV} {
+	for _, l := range []string{wordsEN, wordsSV, usesEN} {
 		var prev string
 		for line := range strings.Lines(l) {
 			if strings.HasPrefix(line, "#") {
@@ -37,4 +37,43 @@ func TestInDictionary(t *testing.T) {
 	} {
 		assert.Equal(t, want, inDictionary(w), w)
 	}
+}
+
+func TestSortedGet(t *testing.T) {
+	list := "# header\nb 1\nbb 22\nc\nd 4\n"
+	for key, want := range map[string]string{"b": "1", "bb": "22", "c": "", "d": "4"} {
+		got, ok := sortedGet(list, key)
+		assert.True(t, ok, key)
+		assert.Equal(t, want, got, key)
+	}
+	for _, key := range []string{"", "a", "b 1", "ba", "bbb", "e"} {
+		_, ok := sortedGet(list, key)
+		assert.False(t, ok, key)
+	}
+	// every line of the generated table of uses is a stem and a count
+	for line := range strings.Lines(usesEN) {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		stem, n, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		got, found := sortedGet(usesEN, stem)
+		assert.True(t, ok && found && got == n, line)
+	}
+}
+
+func TestSpecificity(t *testing.T) {
+	// common English words count less in the ranking than rare ones, and a
+	// word the tagged corpus never uses counts fully
+	be, consider, calendar := specificity("be"), specificity("considering"), specificity("calendar")
+	assert.Less(t, be, consider)
+	assert.Less(t, consider, calendar)
+	assert.Less(t, calendar, 1.0)
+	assert.InDelta(t, 0.67, be, 0.01)
+	assert.Equal(t, 1.0, specificity("chromebook"))
+	assert.Equal(t, 1.0, specificity("lagringstillägget"))
+	// in a Swedish message every word counts fully
+	base, err := Default()
+	assert.NoError(t, err)
+	assert.Less(t, base.idx.info("make", English).spec, 1.0)
+	assert.Equal(t, 1.0, base.idx.info("make", Swedish).spec)
 }

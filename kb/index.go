@@ -96,6 +96,7 @@ type wordInfo struct {
 	exact, known bool       // see expand
 	left, right  string     // its parts, when it is a compound (see splitCompound)
 	filler       bool       // unknown, and one edit from a stop word or a word of conversation
+	spec         float64    // how much it counts in the ranking (see specificity; 1 in Swedish)
 }
 
 // maxCachedWords bounds the expansion cache of one index.
@@ -123,9 +124,12 @@ func (ix *index) expandCached(word, lang string) wordInfo {
 
 // info returns what the index makes of a query word.
 func (ix *index) info(word, lang string) wordInfo {
-	var w wordInfo
+	w := wordInfo{spec: 1}
 	if utf8.RuneCountInString(word) > maxWordRunes {
 		return w // not a word anyone types: unknown, at no cost
+	}
+	if lang != Swedish {
+		w.spec = specificity(word)
 	}
 	w.exps, w.exact, w.known = ix.expand(word, lang)
 	w.left, w.right = ix.splitCompound(word)
@@ -656,17 +660,17 @@ func newScratch(n int) *scratch {
 	}
 }
 
-// score adds to every snippet the best of what one query word matches in it.
-// weight caps the word's share of the floor; a hint (cover false) adds
-// score only.
-func (ix *index) score(s *scratch, exps expansions, weight float64, cover bool) {
+// score adds to every snippet the best of what one query word matches in it,
+// times rank. weight caps the word's share of the floor; a hint (cover
+// false) adds score only.
+func (ix *index) score(s *scratch, exps expansions, weight, rank float64, cover bool) {
 	for _, e := range exps {
 		ps := ix.terms[e.stem]
 		idf := ix.idf(len(ps))
 		for _, p := range ps {
 			norm := 1 - bm25B + bm25B*float64(ix.docLen[p.doc])/ix.avgLen
 			tf := float64(p.tf)/norm + wField*float64(p.ctx)
-			sc := e.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
+			sc := rank * e.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
 			if s.best[p.doc] == 0 {
 				s.wordTouched = append(s.wordTouched, p.doc)
 			}

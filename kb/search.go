@@ -36,6 +36,7 @@ type qword struct {
 	exact  bool
 	weight float64 // its weight in the relevance floor
 	name   bool    // written as a name (see isName, capitalised)
+	rank   float64 // how much it counts in the ranking (see specificity)
 }
 
 // search returns the k best snippets for a message: the best of each of
@@ -201,6 +202,7 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *in
 			var info wordInfo
 			if name && !ix.stemIndexed(w) {
 				// a name is not expanded (see below): no cost
+				info.spec = 1
 				info.filler = utf8.RuneCountInString(w) <= maxWordRunes && nearFiller(w)
 			} else {
 				info = ix.expandCached(w, lang)
@@ -238,7 +240,7 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *in
 					}
 				}
 			}
-			q := qword{word: w, exps: exps, exact: exact, name: name}
+			q := qword{word: w, exps: exps, exact: exact, name: name, rank: info.spec}
 			switch {
 			case kn:
 				knows = true
@@ -370,7 +372,7 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 	names = nameWeight / queryWeight
 	for _, w := range words {
 		if len(w.exps) > 0 {
-			ix.score(s, w.exps, w.weight, true)
+			ix.score(s, w.exps, w.weight, w.rank, true)
 		}
 	}
 	var tokens []string
@@ -381,7 +383,7 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 	for _, h := range hints {
 		var exps expansions
 		ix.addWord(&exps, h, wHint)
-		ix.score(s, exps, 0, false)
+		ix.score(s, exps, 0, 1, false)
 	}
 	for _, c := range context {
 		if slices.ContainsFunc(words, func(q qword) bool { return q.word == c }) {
@@ -392,7 +394,7 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 		for i, e := range exps {
 			ctx[i] = expansion{e.stem, e.weight * wMessage}
 		}
-		ix.score(s, ctx, 0, false)
+		ix.score(s, ctx, 0, 1, false)
 	}
 
 	ix.proximity(s, words, fl.snippet*queryWeight)

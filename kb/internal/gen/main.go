@@ -73,7 +73,54 @@ func run(wn, my, out string) error {
 	if err := write(filepath.Join(out, "words-en.txt"), wordsHeader+enHeader, words(en)); err != nil {
 		return err
 	}
-	return write(filepath.Join(out, "words-sv.txt"), wordsHeader+svHeader, words(sv))
+	if err := write(filepath.Join(out, "words-sv.txt"), wordsHeader+svHeader, words(sv)); err != nil {
+		return err
+	}
+	uses, err := tagged(filepath.Join(wn, "cntlist.rev"))
+	if err != nil {
+		return err
+	}
+	return write(filepath.Join(out, "uses-en.txt"), usesHeader+enHeader, uses)
+}
+
+const usesHeader = `# How often English words are used: "stem count", one a line in byte order,
+# count the uses of the words of that stem in WordNet's semantically tagged
+# corpus (cntlist.rev), for kb's weighting of common words.
+`
+
+// tagged returns "stem count" lines: how many times the one-word lemmas of
+// each stem were seen in WordNet's tagged corpus (cntlist.rev, lines
+// "lemma%sense_key sense_number count"), all senses together.
+func tagged(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	uses := map[string]int{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) != 3 {
+			continue
+		}
+		lemma, _, ok := strings.Cut(fs[0], "%")
+		n, err := strconv.Atoi(fs[2])
+		if !ok || err != nil || n <= 0 {
+			continue
+		}
+		if st := stem(lemma, enStem); st != "" && !strings.Contains(st, "_") {
+			uses[st] += n
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(uses))
+	for st, n := range uses {
+		out = append(out, st+" "+strconv.Itoa(n))
+	}
+	return out, nil
 }
 
 const wordsHeader = `# The words of the table below, one stem a line in byte order (those a
