@@ -1,6 +1,8 @@
 package guardrail
 
 import (
+	"math"
+	"runtime"
 	"sync/atomic"
 )
 
@@ -426,8 +428,10 @@ type NumberVerdict struct {
 	Grounded bool `json:"grounded"`
 	// Citation is the index of the first source that grounds the number,
 	// or -1 when none does; for a derived number, the source of its
-	// first operand.
-	Citation int `json:"citation"`
+	// first operand. An int32, which fits beside State and Grounded,
+	// keeps a NumberVerdict at 80 bytes: the sources after the first
+	// 2^31-1 are not read (see citable).
+	Citation int32 `json:"citation"`
 	// Derivation is how a derived number is computed (nil for the
 	// others); its fields are the verdict's in JSON.
 	*Derivation
@@ -470,6 +474,9 @@ func (v Verdict) FirstBlocking(p Policy) (NumberVerdict, bool) {
 // Check returns the verdict on one number against the sources.
 func Check(n Number, sources []*Source) NumberVerdict {
 	nv := NumberVerdict{Number: n}
+	if manySources {
+		sources = citable(sources)
+	}
 	nv.check(sources, attrsOf(&n))
 	return nv
 }
@@ -479,7 +486,7 @@ func Check(n Number, sources []*Source) NumberVerdict {
 // is the number's attrs (Verify has their codes from the scan).
 func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 	n := &nv.Number
-	nv.State, nv.Grounded, nv.Citation = Grounded, true, cite(sources, n.Canonical, want)
+	nv.State, nv.Grounded, nv.Citation = Grounded, true, int32(cite(sources, n.Canonical, want))
 	if nv.Citation >= 0 {
 		return
 	}
@@ -499,7 +506,7 @@ func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 			c = -1
 		}
 		if c >= 0 {
-			nv.Citation = c
+			nv.Citation = int32(c)
 			return
 		}
 	}
@@ -518,6 +525,18 @@ func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 		}
 	}
 }
+
+// citable returns the sources a Citation, an int32, can index: the first
+// 2^31-1 (what only a later source states is not grounded: fail closed).
+// The callers call it where memory can hold more (not in the 4 GB of a
+// WASM guard, whose code is kept small).
+func citable(sources []*Source) []*Source {
+	return sources[:min(len(sources), math.MaxInt32)]
+}
+
+// manySources is whether memory can hold more sources than a Citation
+// can index (see citable).
+const manySources = runtime.GOARCH != "wasm"
 
 // cite returns the index of the first source that states a number of
 // value key with attrs that agree with want, or -1.
@@ -553,6 +572,9 @@ func Verify(answer string, sources []*Source) Verdict {
 
 // Verify checks every number of answer against the sources under p.
 func (p Policy) Verify(answer string, sources []*Source) Verdict {
+	if manySources {
+		sources = citable(sources)
+	}
 	s := scanText(answer)
 	v := Verdict{Grounded: true, Numbers: make([]NumberVerdict, len(s.toks))}
 	if fast {
