@@ -2,7 +2,6 @@ package guardrail
 
 import (
 	"math"
-	"runtime"
 	"sync/atomic"
 )
 
@@ -474,7 +473,7 @@ func (v Verdict) FirstBlocking(p Policy) (NumberVerdict, bool) {
 // Check returns the verdict on one number against the sources.
 func Check(n Number, sources []*Source) NumberVerdict {
 	nv := NumberVerdict{Number: n}
-	if manySources {
+	if fast {
 		sources = citable(sources)
 	}
 	nv.check(sources, attrsOf(&n))
@@ -486,12 +485,13 @@ func Check(n Number, sources []*Source) NumberVerdict {
 // is the number's attrs (Verify has their codes from the scan).
 func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 	n := &nv.Number
-	nv.State, nv.Grounded, nv.Citation = Grounded, true, int32(cite(sources, n.Canonical, want))
-	if nv.Citation >= 0 {
+	c := cite(sources, n.Canonical, want)
+	nv.State, nv.Grounded, nv.Citation = Grounded, true, int32(c)
+	if c >= 0 {
 		return
 	}
 	if keys, month := parts(n); keys != nil {
-		c := -1
+		c = -1
 		for _, k := range keys {
 			i := cite(sources, k, attrs{})
 			if i < 0 {
@@ -528,15 +528,12 @@ func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 
 // citable returns the sources a Citation, an int32, can index: the first
 // 2^31-1 (what only a later source states is not grounded: fail closed).
-// The callers call it where memory can hold more (not in the 4 GB of a
-// WASM guard, whose code is kept small).
+// The callers call it on the native build's path (fast), not in the WASM
+// guard, whose 4 GB of memory cannot hold so many and whose code is kept
+// small (natively, the general path is a test build).
 func citable(sources []*Source) []*Source {
 	return sources[:min(len(sources), math.MaxInt32)]
 }
-
-// manySources is whether memory can hold more sources than a Citation
-// can index (see citable).
-const manySources = runtime.GOARCH != "wasm"
 
 // cite returns the index of the first source that states a number of
 // value key with attrs that agree with want, or -1.
@@ -572,7 +569,7 @@ func Verify(answer string, sources []*Source) Verdict {
 
 // Verify checks every number of answer against the sources under p.
 func (p Policy) Verify(answer string, sources []*Source) Verdict {
-	if manySources {
+	if fast {
 		sources = citable(sources)
 	}
 	s := scanText(answer)
