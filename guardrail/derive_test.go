@@ -89,7 +89,7 @@ func checkDerived(t *testing.T, c derivedCase, v Verdict, p Policy) bool {
 		t.Errorf("%s (%s policy): %q grounded %v, want %v: %+v", c.Why, p, c.Answer, v.Grounded, wantPass, v.Numbers)
 		return false
 	}
-	if nv.State == Derived && (len(nv.Operands) == 0 || nv.Citation != nv.Operands[0]) {
+	if nv.State == Derived && (len(nv.Operands) == 0 || int(nv.Citation) != nv.Operands[0]) {
 		t.Errorf("%s: operands %v, citation %d", c.Why, nv.Operands, nv.Citation)
 		return false
 	}

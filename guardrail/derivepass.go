@@ -95,7 +95,7 @@ next:
 			}
 		}
 		if nv.Citation < 0 {
-			nv.Citation = o.src
+			nv.Citation = int32(o.src)
 		}
 		dv.Operands = append(dv.Operands, o.src)
 	}

@@ -94,7 +94,7 @@ func FuzzVerify(f *testing.F) {
 			switch {
 			case n.Grounded != (n.State == Grounded):
 				t.Fatalf("number %+v: Grounded and State disagree", n)
-			case n.Grounded && (n.Citation < 0 || n.Citation >= len(sources) || whole && !sources[n.Citation].Grounds(n.Number)):
+			case n.Grounded && (n.Citation < 0 || int(n.Citation) >= len(sources) || whole && !sources[n.Citation].Grounds(n.Number)):
 				t.Fatalf("grounded number %+v has a bad citation", n)
 			case !n.Grounded && n.Citation != -1:
 				t.Fatalf("ungrounded number %+v has a citation", n)

@@ -240,7 +240,7 @@ func citeQuick(nvs []NumberVerdict, tbl []quickSlot) bool {
 				// agrees with any attrs, and one that prints those the
 				// slot names with those (the commonest of the others).
 				if want := uint16(nv.Unit) | uint16(nv.Period)<<8; want == 0 || want == uint16(info>>16) || agrees(info, attrs{uint8(want), uint8(want >> 8)}) {
-					nv.State, nv.Grounded, nv.Citation = Grounded, true, int(info>>32)
+					nv.State, nv.Grounded, nv.Citation = Grounded, true, int32(info>>32)
 				} else {
 					all = false
 				}

@@ -43,6 +43,9 @@ func NewStreamGuard(sources []*Source) *StreamGuard {
 // NewStreamGuard returns a guard for one answer verified against sources
 // under p.
 func (p Policy) NewStreamGuard(sources []*Source) *StreamGuard {
+	if fast {
+		sources = citable(sources)
+	}
 	return &StreamGuard{sources: sources, policy: p, d: deriver{sources: sources, from: -1}}
 }
 

@@ -1,6 +1,7 @@
 package guardrail
 
 import (
+	"math"
 	"sync/atomic"
 )
 
@@ -426,8 +427,10 @@ type NumberVerdict struct {
 	Grounded bool `json:"grounded"`
 	// Citation is the index of the first source that grounds the number,
 	// or -1 when none does; for a derived number, the source of its
-	// first operand.
-	Citation int `json:"citation"`
+	// first operand. An int32, which fits beside State and Grounded,
+	// keeps a NumberVerdict at 80 bytes: the sources after the first
+	// 2^31-1 are not read (see citable).
+	Citation int32 `json:"citation"`
 	// Derivation is how a derived number is computed (nil for the
 	// others); its fields are the verdict's in JSON.
 	*Derivation
@@ -470,6 +473,9 @@ func (v Verdict) FirstBlocking(p Policy) (NumberVerdict, bool) {
 // Check returns the verdict on one number against the sources.
 func Check(n Number, sources []*Source) NumberVerdict {
 	nv := NumberVerdict{Number: n}
+	if fast {
+		sources = citable(sources)
+	}
 	nv.check(sources, attrsOf(&n))
 	return nv
 }
@@ -479,12 +485,13 @@ func Check(n Number, sources []*Source) NumberVerdict {
 // is the number's attrs (Verify has their codes from the scan).
 func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 	n := &nv.Number
-	nv.State, nv.Grounded, nv.Citation = Grounded, true, cite(sources, n.Canonical, want)
-	if nv.Citation >= 0 {
+	c := cite(sources, n.Canonical, want)
+	nv.State, nv.Grounded, nv.Citation = Grounded, true, int32(c)
+	if c >= 0 {
 		return
 	}
 	if keys, month := parts(n); keys != nil {
-		c := -1
+		c = -1
 		for _, k := range keys {
 			i := cite(sources, k, attrs{})
 			if i < 0 {
@@ -499,7 +506,7 @@ func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 			c = -1
 		}
 		if c >= 0 {
-			nv.Citation = c
+			nv.Citation = int32(c)
 			return
 		}
 	}
@@ -517,6 +524,15 @@ func (nv *NumberVerdict) check(sources []*Source, want attrs) {
 			}
 		}
 	}
+}
+
+// citable returns the sources a Citation, an int32, can index: the first
+// 2^31-1 (what only a later source states is not grounded: fail closed).
+// The callers call it on the native build's path (fast), not in the WASM
+// guard, whose 4 GB of memory cannot hold so many and whose code is kept
+// small (natively, the general path is a test build).
+func citable(sources []*Source) []*Source {
+	return sources[:min(len(sources), math.MaxInt32)]
 }
 
 // cite returns the index of the first source that states a number of
@@ -553,6 +569,9 @@ func Verify(answer string, sources []*Source) Verdict {
 
 // Verify checks every number of answer against the sources under p.
 func (p Policy) Verify(answer string, sources []*Source) Verdict {
+	if fast {
+		sources = citable(sources)
+	}
 	s := scanText(answer)
 	v := Verdict{Grounded: true, Numbers: make([]NumberVerdict, len(s.toks))}
 	if fast {

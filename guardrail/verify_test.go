@@ -59,7 +59,7 @@ func TestVerify(t *testing.T) {
 			continue
 		}
 		for i, n := range v.Numbers {
-			if n.Citation != tc.citation[i] || n.Grounded != (tc.citation[i] >= 0) {
+			if int(n.Citation) != tc.citation[i] || n.Grounded != (tc.citation[i] >= 0) {
 				t.Errorf("Verify(%q) number %q: citation %d grounded %v, want citation %d", tc.answer, n.Text, n.Citation, n.Grounded, tc.citation[i])
 			}
 		}
@@ -145,7 +145,7 @@ func TestCheckUnits(t *testing.T) {
 		{Number{Canonical: "99", Unit: nameless}, 1},
 		{Number{Canonical: "99", Unit: unit("EUR"), Period: nameless}, 1},
 	} {
-		if v := Check(tc.n, src); v.Citation != tc.cite || v.Grounded != (tc.cite >= 0) {
+		if v := Check(tc.n, src); int(v.Citation) != tc.cite || v.Grounded != (tc.cite >= 0) {
 			t.Errorf("Check(%+v) = %+v, want citation %d", tc.n, v, tc.cite)
 		}
 		if g := src[0].Grounds(tc.n); g != (tc.cite == 0) {

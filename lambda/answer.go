@@ -574,7 +574,7 @@ func (r *run) release() {
 func numbers(v guardrail.Verdict, policy guardrail.Policy) []NumberVerdict {
 	out := make([]NumberVerdict, 0, len(v.Numbers))
 	for _, n := range v.Numbers {
-		nv := NumberVerdict{Kind: n.Kind.String(), State: n.State.String(), Grounded: n.Grounded, Citation: n.Citation}
+		nv := NumberVerdict{Kind: n.Kind.String(), State: n.State.String(), Grounded: n.Grounded, Citation: int(n.Citation)}
 		if !policy.Blocks(n.State) {
 			nv.Text, nv.Canonical = n.Text, n.Canonical
 			if n.Derivation != nil {

@@ -77,7 +77,7 @@ func (e *enc) numberVerdict(nv *guardrail.NumberVerdict) {
 	e.raw(`,"grounded":`)
 	e.boolean(nv.Grounded)
 	e.raw(`,"citation":`)
-	e.integer(nv.Citation)
+	e.integer(int(nv.Citation))
 	if d := nv.Derivation; d != nil {
 		e.raw(`,"formula":`)
 		e.str(d.Formula)

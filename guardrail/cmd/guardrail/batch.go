@@ -487,7 +487,7 @@ func (s *scorer) verdictOf(id, answer string, rawSources []byte) any {
 		out.Verdict = "block"
 	}
 	for _, n := range v.Numbers {
-		bn := batchNumber{Text: n.Text, Canonical: n.Canonical, Kind: n.Kind, State: n.State, Grounded: n.Grounded, Source: n.Citation}
+		bn := batchNumber{Text: n.Text, Canonical: n.Canonical, Kind: n.Kind, State: n.State, Grounded: n.Grounded, Source: int(n.Citation)}
 		if n.Derivation != nil {
 			bn.Formula = n.Formula
 		}
