@@ -86,8 +86,9 @@ type index struct {
 // a new one), so entries never go stale; the cache is bounded by emptying
 // it when full.
 type expansionCache struct {
-	mu sync.Mutex
-	m  map[stemKey]wordInfo
+	mu      sync.Mutex
+	m       map[stemKey]wordInfo
+	stemmed map[string]bool // stemIndexed of a name (see stemIndexedCached)
 }
 
 // wordInfo is what the index makes of a query word.
@@ -120,6 +121,27 @@ func (ix *index) expandCached(word, lang string) wordInfo {
 	c.m[k] = e
 	c.mu.Unlock()
 	return e
+}
+
+// stemIndexedCached is stemIndexed through the index's cache: a name
+// ("Premium", "Swish") is looked up by its stems in every message that
+// has it, and stemming is most of that.
+func (ix *index) stemIndexedCached(word string) bool {
+	c := &ix.cache
+	c.mu.Lock()
+	known, ok := c.stemmed[word]
+	c.mu.Unlock()
+	if ok {
+		return known
+	}
+	known = ix.stemIndexed(word)
+	c.mu.Lock()
+	if c.stemmed == nil || len(c.stemmed) >= maxCachedWords {
+		c.stemmed = make(map[string]bool)
+	}
+	c.stemmed[word] = known
+	c.mu.Unlock()
+	return known
 }
 
 // info returns what the index makes of a query word.

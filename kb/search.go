@@ -200,7 +200,7 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *in
 			*budget--
 			name := isName(orig) || capitalised(orig) && !first
 			var info wordInfo
-			if name && !ix.stemIndexed(w) {
+			if name && !ix.stemIndexedCached(w) {
 				// a name is not expanded (see below): no cost
 				info.spec = 1
 				info.filler = utf8.RuneCountInString(w) <= maxWordRunes && nearFiller(w)
