@@ -13,6 +13,37 @@ import (
 // encoding here fails it.
 type jsonAppender interface {
 	appendJSON(b []byte) []byte
+	// sizeHint is about the length of the encoding (escapes can add a
+	// few bytes), so that a frame is encoded into one allocation.
+	sizeHint() int
+}
+
+// hint adds the slack for escapes to a frame's length without them.
+func hint(n int) int { return n + n/16 + 16 }
+
+func (f StreamFrame) sizeHint() int { return hint(32 + len(f.Type) + len(f.ID) + len(f.Delta)) }
+
+func (f StreamEndFrame) sizeHint() int { return hint(32 + len(f.Type) + len(f.ID) + len(f.Reason)) }
+
+func (f SourcesFrame) sizeHint() int {
+	return hint(48 + len(f.Type) + len(f.ID) + citationsSize(f.Citations) + len(f.Confidence))
+}
+
+func (f ResponseFrame) sizeHint() int {
+	n := 64 + len(f.Type) + len(f.ID) + len(f.Text) + citationsSize(f.Citations) + len(f.Status) + len(f.Error)
+	for _, v := range f.Numbers {
+		n += 96 + len(v.Text) + len(v.Canonical) + len(v.Kind) + len(v.State) + len(v.Formula) + 8*len(v.Operands)
+	}
+	return hint(n)
+}
+
+// citationsSize is about the length of cs encoded, escapes left out.
+func citationsSize(cs []Citation) int {
+	n := 4
+	for _, c := range cs {
+		n += 40 + len(c.File) + len(c.Snippet)
+	}
+	return n
 }
 
 func (f StreamFrame) appendJSON(b []byte) []byte {

@@ -7,6 +7,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/groundwire/groundwire/guardrail"
+	"github.com/groundwire/groundwire/kb"
 )
 
 // sameAsMarshal fails t when a frame's appendJSON differs from
@@ -98,4 +101,36 @@ func FuzzStreamFrameJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, id, delta string) {
 		sameAsMarshal(t, StreamFrame{Type: TypeStream, ID: id, Delta: delta})
 	})
+}
+
+// TestSizeHint: a frame of the embedded knowledge base's text, a stream
+// piece, an answer with its numbers and citations, is encoded within its
+// sizeHint, so sendLocked allocates it once.
+func TestSizeHint(t *testing.T) {
+	base, err := kb.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	snippets := base.Snippets()
+	for i := 0; i+2 < len(snippets); i++ {
+		var cites []Citation
+		for _, s := range snippets[i : i+3] {
+			cites = append(cites, Citation{File: s.File, Line: s.Line, Snippet: s.Text})
+		}
+		text := snippets[i].Text
+		var nums []NumberVerdict
+		for _, n := range guardrail.Extract(text) {
+			nums = append(nums, NumberVerdict{Text: n.Text, Canonical: n.Canonical, Kind: n.Kind.String(), State: "grounded", Grounded: true, Citation: 1})
+		}
+		for _, f := range []jsonAppender{
+			SourcesFrame{Type: TypeSources, ID: "m12", Citations: cites, Confidence: "high"},
+			StreamFrame{Type: TypeStream, ID: "m12", Delta: text},
+			StreamEndFrame{Type: TypeStreamEnd, ID: "m12", Reason: ReasonDone},
+			ResponseFrame{Type: TypeResponse, ID: "m12", Text: text, Citations: cites, Status: StatusVerified, Numbers: nums},
+		} {
+			if n := len(f.appendJSON(nil)); n > f.sizeHint() {
+				t.Errorf("%T of %s:%d: %d bytes, sizeHint %d", f, snippets[i].File, snippets[i].Line, n, f.sizeHint())
+			}
+		}
+	}
 }

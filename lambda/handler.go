@@ -462,7 +462,7 @@ func (h *Handler) sendLocked(ctx context.Context, c *conn, msgID string, frame a
 	}
 	var data []byte
 	if a, ok := frame.(jsonAppender); ok {
-		data = a.appendJSON(make([]byte, 0, 128))
+		data = a.appendJSON(make([]byte, 0, a.sizeHint()))
 	} else {
 		var err error
 		if data, err = json.Marshal(frame); err != nil {
