@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,6 +75,7 @@ type client struct {
 	peer peer
 	log  *slog.Logger
 	obs  *frameObserver
+	rbuf bytes.Buffer // the frame being read; only readPump uses it (see readFrame)
 
 	// The frames waiting for the writer, and a signal that there are some.
 	// A slice rather than a buffered channel: an idle connection holds no
@@ -445,7 +447,7 @@ func (c *client) readPump() (int, string) {
 	})
 	for {
 		c.ws.SetReadDeadline(time.Now().Add(cfg.PongWait))
-		typ, data, err := c.ws.ReadMessage()
+		typ, data, err := c.readFrame()
 		if err != nil {
 			return c.readEnd(err)
 		}
@@ -461,6 +463,29 @@ func (c *client) readPump() (int, string) {
 		}
 	}
 }
+
+// readFrame reads the next frame into c.rbuf, which dispatch does not keep
+// (the event's body is a copy), rather than a new buffer for every frame
+// as websocket.Conn.ReadMessage does. A buffer a large frame grew is let
+// go, so that an idle connection keeps at most keptReadBuffer bytes.
+func (c *client) readFrame() (int, []byte, error) {
+	if c.rbuf.Cap() > keptReadBuffer {
+		c.rbuf = bytes.Buffer{}
+	}
+	c.rbuf.Reset()
+	typ, r, err := c.ws.NextReader()
+	if err != nil {
+		return typ, nil, err
+	}
+	if _, err := c.rbuf.ReadFrom(r); err != nil {
+		return typ, nil, err
+	}
+	return typ, c.rbuf.Bytes(), nil
+}
+
+// keptReadBuffer is the most a connection's read buffer keeps between
+// frames.
+const keptReadBuffer = 4 << 10
 
 // readEnd tells why the reader stopped, closing with 1009 when the client
 // sent too much.
