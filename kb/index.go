@@ -105,43 +105,33 @@ const maxCachedWords = 4096
 
 // expandCached is info through the index's cache.
 func (ix *index) expandCached(word, lang string) wordInfo {
-	k := stemKey{word, lang}
-	c := &ix.cache
-	c.mu.Lock()
-	e, ok := c.m[k]
-	c.mu.Unlock()
-	if ok {
-		return e
-	}
-	e = ix.info(word, lang)
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCachedWords {
-		c.m = make(map[stemKey]wordInfo)
-	}
-	c.m[k] = e
-	c.mu.Unlock()
-	return e
+	return cached(&ix.cache.mu, &ix.cache.m, stemKey{word, lang}, func() wordInfo { return ix.info(word, lang) })
 }
 
 // stemIndexedCached is stemIndexed through the index's cache: a name
 // ("Premium", "Swish") is looked up by its stems in every message that
 // has it, and stemming is most of that.
 func (ix *index) stemIndexedCached(word string) bool {
-	c := &ix.cache
-	c.mu.Lock()
-	known, ok := c.stemmed[word]
-	c.mu.Unlock()
+	return cached(&ix.cache.mu, &ix.cache.stemmed, word, func() bool { return ix.stemIndexed(word) })
+}
+
+// cached returns (*m)[k], read under mu, or f's value, which it keeps; a
+// map holding maxCachedWords is emptied first. f runs without mu held.
+func cached[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, f func() V) V {
+	mu.Lock()
+	v, ok := (*m)[k]
+	mu.Unlock()
 	if ok {
-		return known
+		return v
 	}
-	known = ix.stemIndexed(word)
-	c.mu.Lock()
-	if c.stemmed == nil || len(c.stemmed) >= maxCachedWords {
-		c.stemmed = make(map[string]bool)
+	v = f()
+	mu.Lock()
+	if *m == nil || len(*m) >= maxCachedWords {
+		*m = make(map[K]V)
 	}
-	c.stemmed[word] = known
-	c.mu.Unlock()
-	return known
+	(*m)[k] = v
+	mu.Unlock()
+	return v
 }
 
 // info returns what the index makes of a query word.
