@@ -68,6 +68,25 @@ var usesEN string
 // (see specificity).
 const wSpecific = 0.05
 
+// commonUses is the number of uses in WordNet's tagged corpus from which
+// an English word is among the commonest of the language ("come", "make",
+// "take"): it says little of what a message is about (see analyse).
+const commonUses = 100
+
+// uses returns the uses of w's stem in WordNet's tagged corpus (0 when it
+// has none, or w is not English).
+func uses(w string) int {
+	s, ok := sortedGet(usesEN, lexStem(w, 0))
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
 // specificity returns how much a word of an English message counts in the
 // ranking: 1/(1 + wSpecific·ln(1+n)), n the uses of its stem in WordNet's
 // tagged corpus (kb/lexicon/uses-en.txt). Words common in any English text
@@ -75,12 +94,8 @@ const wSpecific = 0.05
 // rare in English ("calendar", "label"): 0.67 for "be", 0.88 for
 // "consider", 1 for a word the corpus never uses.
 func specificity(w string) float64 {
-	s, ok := sortedGet(usesEN, lexStem(w, 0))
-	if !ok {
-		return 1
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n <= 0 {
+	n := uses(w)
+	if n == 0 {
 		return 1
 	}
 	return 1 / (1 + wSpecific*math.Log1p(float64(n)))

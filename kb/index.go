@@ -97,6 +97,7 @@ type wordInfo struct {
 	exact, known bool       // see expand
 	left, right  string     // its parts, when it is a compound (see splitCompound)
 	filler       bool       // unknown, and one edit from a stop word or a word of conversation
+	spelt        bool       // known only as a close spelling of the base's words (see expand)
 	spec         float64    // how much it counts in the ranking (see specificity; 1 in Swedish)
 }
 
@@ -143,7 +144,7 @@ func (ix *index) info(word, lang string) wordInfo {
 	if lang != Swedish {
 		w.spec = specificity(word)
 	}
-	w.exps, w.exact, w.known = ix.expand(word, lang)
+	w.exps, w.exact, w.known, w.spelt = ix.expand(word, lang)
 	w.left, w.right = ix.splitCompound(word)
 	if w.left != "" {
 		w.known = true // searched as its parts (see analyse)
@@ -431,12 +432,13 @@ func (ix *index) addWord(es *expansions, word string, w float64) bool {
 // word is accounted for: the index holds it, a close spelling of it, a
 // compound it is part of, every part of it as a compound, or a word of its
 // thesaurus group. (A compound only one part of which is known — "gymkort",
-// "premiumbensin" — matches that part but is not known.)
+// "premiumbensin" — matches that part but is not known.) spelt reports a
+// word known only as a close spelling.
 //
 // Close spellings, compounds and shared beginnings are looked for only among
 // words of the query's language, when it is known: a Swedish "livet" is not
 // a misspelt English "live".
-func (ix *index) expand(word, lang string) (exps expansions, exact, known bool) {
+func (ix *index) expand(word, lang string) (exps expansions, exact, known, spelt bool) {
 	exact = ix.addWord(&exps, word, 1)
 	known = exact
 	bit := langBit(lang)
@@ -452,6 +454,8 @@ func (ix *index) expand(word, lang string) (exps expansions, exact, known bool) 
 				}
 			}
 		}
+		spelt = known
+		known = false
 		var buf [2]string
 		for _, s := range stems(word, "", buf[:0]) {
 			if ix.compounds(&exps, s, inLang) {
@@ -473,7 +477,8 @@ func (ix *index) expand(word, lang string) (exps expansions, exact, known bool) 
 	if !exact && ix.currency(&exps, word) {
 		known = true
 	}
-	return exps, exact, known
+	spelt = spelt && !known
+	return exps, exact, known || spelt, spelt
 }
 
 // splitCompound splits a word of 8–maxWordRunes letters into two words the

@@ -37,6 +37,16 @@ type qword struct {
 	weight float64 // its weight in the relevance floor
 	name   bool    // written as a name (see isName, capitalised)
 	rank   float64 // how much it counts in the ranking (see specificity)
+	known  bool    // the index knows it (see expand); a word it does not may still rank by a part of it
+	other  bool    // another word of the language, spelt close to a word of the base (see analyse)
+}
+
+// vouches reports whether a word speaks for the part being on topic: the
+// knowledge base knows it, not only through the general lexicon and not
+// only as a close spelling of one of its words when it is a word of the
+// language of its own ("movie" is not a misspelt "move").
+func (q qword) vouches() bool {
+	return q.known && len(q.exps) > 0 && !q.other && !lexOnly(q.exps)
 }
 
 // search returns the k best snippets for a message: the best of each of
@@ -241,7 +251,18 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *in
 				}
 			}
 			q := qword{word: w, exps: exps, exact: exact, name: name, rank: info.spec}
+			q.known = kn
+			// A word of the language the base does not hold is another
+			// word, not a misspelling of one it holds ("movie", "move";
+			// "planterar", "planerar"): it ranks the snippets but weighs
+			// as unknown — unless it is among the commonest words of
+			// English, which say little of what a part is about
+			// ("comes").
+			q.other = info.spelt && inDictionary(w) && uses(w) < commonUses
 			switch {
+			case q.other:
+				knows = true
+				q.weight = maxIDF
 			case kn:
 				knows = true
 				for _, e := range exps {
@@ -354,15 +375,15 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 			continue
 		}
 		queryWeight += w.weight
-		if len(w.exps) == 0 {
+		if !w.vouches() {
+			// unknown, or known only through the general lexicon, only
+			// by a part of it ("premiumbensin") or only as a close
+			// spelling: it may rank the snippets but does not vouch
+			// for the part
 			unknownWeight += w.weight
-			if w.name {
+			if w.name && len(w.exps) == 0 {
 				nameWeight += w.weight
 			}
-		} else if lexOnly(w.exps) {
-			// known only through the general lexicon: it ranks the
-			// snippets but does not vouch for the part (as unknown)
-			unknownWeight += w.weight
 		}
 	}
 	if queryWeight == 0 {
