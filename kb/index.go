@@ -97,7 +97,7 @@ type wordInfo struct {
 	exact, known bool       // see expand
 	left, right  string     // its parts, when it is a compound (see splitCompound)
 	filler       bool       // unknown, and one edit from a stop word or a word of conversation
-	spelt        bool       // known only as a close spelling of the base's words (see expand)
+	other        bool       // a word of the language known only as a close spelling of another (see analyse)
 	spec         float64    // how much it counts in the ranking (see specificity; 1 in Swedish)
 }
 
@@ -144,7 +144,9 @@ func (ix *index) info(word, lang string) wordInfo {
 	if lang != Swedish {
 		w.spec = specificity(word)
 	}
-	w.exps, w.exact, w.known, w.spelt = ix.expand(word, lang)
+	var spelt bool
+	w.exps, w.exact, w.known, spelt = ix.expand(word, lang)
+	w.other = spelt && inDictionary(word) && uses(word) < commonUses
 	w.left, w.right = ix.splitCompound(word)
 	if w.left != "" {
 		w.known = true // searched as its parts (see analyse)

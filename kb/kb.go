@@ -65,7 +65,9 @@
 // a name the customer introduces themselves with weighs nothing). A part is
 // off topic when its best snippet covers less than [DefaultQueryFloor] of
 // its weight, or unknown words (names included) hold [DefaultUnknown] of
-// it, or unknown names alone (a capital inside the word or mid-sentence:
+// it — unknown being also a compound known only by one part
+// ("premiumbensin") and a word of the language known only as a close
+// spelling of another ("movie", "move") — or unknown names alone (a capital inside the word or mid-sentence:
 // "YouTube", "HBO") hold [DefaultNames] — decided from the whole part, never from one word. The
 // confidence is high when the best part's coverage is at least
 // [DefaultHigh] and unknown words hold less than [DefaultHighUnknown] of
@@ -173,8 +175,8 @@ type Thresholds struct {
 
 // The default thresholds (see [Thresholds]).
 const (
-	DefaultQueryFloor   = 0.26 // Thresholds.Coverage
-	DefaultSnippetFloor = 0.1  // Thresholds.Snippet
+	DefaultQueryFloor   = 0.2 // Thresholds.Coverage
+	DefaultSnippetFloor = 0.1 // Thresholds.Snippet
 	DefaultUnknown      = 0.45
 	DefaultNames        = 0.3
 	DefaultHigh         = 0.5

@@ -258,7 +258,7 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *in
 			// as unknown — unless it is among the commonest words of
 			// English, which say little of what a part is about
 			// ("comes").
-			q.other = info.spelt && inDictionary(w) && uses(w) < commonUses
+			q.other = info.other
 			switch {
 			case q.other:
 				knows = true
