@@ -67,8 +67,9 @@
 // its weight, or unknown words (names included) hold [DefaultUnknown] of
 // it — unknown being also a compound known only by one part
 // ("premiumbensin") and a word of the language known only as a close
-// spelling of another ("movie", "move") — or unknown names alone (a capital inside the word or mid-sentence:
-// "YouTube", "HBO") hold [DefaultNames] — decided from the whole part, never from one word. The
+// spelling of another ("movie", "move") — or unknown names alone (a
+// capital inside the word or mid-sentence: "YouTube", "HBO") hold
+// [DefaultNames] — decided from the whole part, never from one word. The
 // confidence is high when the best part's coverage is at least
 // [DefaultHigh] and unknown words hold less than [DefaultHighUnknown] of
 // it, low otherwise. Snippets in the query's language (when it can be
