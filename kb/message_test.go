@@ -134,3 +134,36 @@ func TestCompounds(t *testing.T) {
 	var exps expansions
 	require.True(t, base.idx.addWord(&exps, "kostnad", 1))
 }
+
+// TestAnotherWord: a word of the language the knowledge base does not hold
+// is not taken for a misspelling of a word it holds — it ranks by it but
+// does not vouch for the part — while a misspelling that is no word, and
+// one of English's commonest words, do.
+func TestAnotherWord(t *testing.T) {
+	base, err := Default()
+	require.NoError(t, err)
+	ix := base.idx
+	for _, c := range []struct {
+		word, lang string
+		other      bool
+	}{
+		{"movie", English, true},       // not a misspelt "move"
+		{"factory", English, false},    // known by a shared beginning as well
+		{"planterar", Swedish, true},   // not a misspelt "planerar"
+		{"premum", English, false},     // no word: "premium" misspelt
+		{"abbonemang", Swedish, false}, // no word: "abonnemang" misspelt
+		{"comes", English, false},      // among English's commonest words
+		{"premium", English, false},    // the base's own word
+	} {
+		info := ix.info(c.word, c.lang)
+		assert.True(t, info.known, c.word)
+		assert.Equal(t, c.other, info.other, c.word)
+	}
+	for _, q := range []string{
+		"recommend me a good movie for tonight",
+		"vad kostar en premiumbensin per liter idag", // a compound known by one part
+	} {
+		assert.Empty(t, where(base.Search(q, 3)), q)
+	}
+	assert.NotEmpty(t, base.Search("how much is premum", 3))
+}
