@@ -10,7 +10,8 @@ import (
 // TestExplainRetrieval prints, with KBDEBUG=1, how each message of the test
 // set is read and ranked: its parts, each word (known to the knowledge base,
 // salient or neither) and the hits (a tool for working on the ranking).
-// KBDEBUG=word limits it to the messages holding word.
+// KBDEBUG=word limits it to the messages holding word; held-out messages
+// are left out unless KBHELDOUT=1.
 func TestExplainRetrieval(t *testing.T) {
 	f := os.Getenv("KBDEBUG")
 	if f == "" {
@@ -19,6 +20,9 @@ func TestExplainRetrieval(t *testing.T) {
 	base, _ := Default()
 	ix := base.idx
 	for _, c := range loadRetrievalCases(t) {
+		if c.Heldout && os.Getenv("KBHELDOUT") == "" {
+			continue
+		}
 		if f != "1" && !strings.Contains(strings.ToLower(c.Query), strings.ToLower(f)) {
 			continue
 		}
