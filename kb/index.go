@@ -88,7 +88,8 @@ type index struct {
 type expansionCache struct {
 	mu      sync.Mutex
 	m       map[stemKey]wordInfo
-	stemmed map[string]bool // stemIndexed of a name (see stemIndexedCached)
+	stemmed map[string]bool   // stemIndexed of a name (see stemIndexedCached)
+	english map[string]string // English stems (see otherNouns)
 }
 
 // wordInfo is what the index makes of a query word.

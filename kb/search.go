@@ -201,7 +201,7 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *in
 			return slices.ContainsFunc(out, func(q qword) bool { return q.word == w }) ||
 				slices.ContainsFunc(ws, func(q qword) bool { return q.word == w })
 		}
-		var covered map[string]bool
+		var covered, nouns map[string]bool
 		var addWord func(w, orig string)
 		addWord = func(w, orig string) {
 			if seen(w) || *budget <= 0 {
@@ -258,7 +258,7 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *in
 			// as unknown — unless it is among the commonest words of
 			// English, which say little of what a part is about
 			// ("comes").
-			q.other = info.other
+			q.other = info.other || nouns[w]
 			switch {
 			case q.other:
 				knows = true
@@ -284,6 +284,7 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *in
 		})
 		pwords, cov := phrases(tokens, phraseWords)
 		covered = cov
+		nouns = ix.otherNouns(tokens, lang)
 		if slots := platformSlots(tokens, nil); slots != nil {
 			names = maps.Clone(names)
 			if names == nil {

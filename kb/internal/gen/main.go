@@ -76,11 +76,42 @@ func run(wn, my, out string) error {
 	if err := write(filepath.Join(out, "words-sv.txt"), wordsHeader+svHeader, words(sv)); err != nil {
 		return err
 	}
+	nouns, err := nounPairs(filepath.Join(wn, "index.noun"))
+	if err != nil {
+		return err
+	}
+	if err := write(filepath.Join(out, "nouns-en.txt"), nounsHeader+enHeader, nouns); err != nil {
+		return err
+	}
 	uses, err := tagged(filepath.Join(wn, "cntlist.rev"))
 	if err != nil {
 		return err
 	}
 	return write(filepath.Join(out, "uses-en.txt"), usesHeader+enHeader, uses)
+}
+
+const nounsHeader = `# English nouns of two words ("post office", "tax return"), one a line in
+# byte order as their stems joined by "_": the two-word nouns of WordNet
+# with a sense seen in its tagged corpus, for kb's off-topic rule.
+`
+
+// nounPairs returns the stems, joined by "_", of the two-word nouns of a
+// WordNet index file with a sense seen in its tagged corpus.
+func nounPairs(path string) ([]string, error) {
+	idx, err := readIndex(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for lemma, senses := range idx {
+		if strings.Count(lemma, "_") != 1 || len(senses) == 0 {
+			continue
+		}
+		if st := stem(lemma, enStem); st != "" {
+			out = append(out, st)
+		}
+	}
+	return out, nil
 }
 
 const usesHeader = `# How often English words are used: "stem count", one a line in byte order,
