@@ -66,8 +66,10 @@
 // off topic when its best snippet covers less than [DefaultQueryFloor] of
 // its weight, or unknown words (names included) hold [DefaultUnknown] of
 // it — unknown being also a compound known only by one part
-// ("premiumbensin") and a word of the language known only as a close
-// spelling of another ("movie", "move") — or unknown names alone (a
+// ("premiumbensin"), a word of the language known only as a close
+// spelling of another ("movie", "move") and half of a two-word English
+// noun the base never writes ("post office"; see otherNouns) — or unknown
+// names alone (a
 // capital inside the word or mid-sentence: "YouTube", "HBO") hold
 // [DefaultNames] — decided from the whole part, never from one word. The
 // confidence is high when the best part's coverage is at least
