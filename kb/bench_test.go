@@ -123,7 +123,7 @@ func BenchmarkSearchDefault(b *testing.B) {
 			for b.Loop() {
 				if cold {
 					base.idx.cache.mu.Lock()
-					base.idx.cache.m, base.idx.cache.stemmed = nil, nil
+					base.idx.cache.m, base.idx.cache.stemmed, base.idx.cache.english = nil, nil, nil
 					base.idx.cache.mu.Unlock()
 				}
 				base.Search(qs[i%len(qs)], 3)
@@ -167,7 +167,7 @@ func BenchmarkSearchQuestions(b *testing.B) {
 			for b.Loop() {
 				if cold {
 					base.idx.cache.mu.Lock()
-					base.idx.cache.m, base.idx.cache.stemmed = nil, nil
+					base.idx.cache.m, base.idx.cache.stemmed, base.idx.cache.english = nil, nil, nil
 					base.idx.cache.mu.Unlock()
 				}
 				start := time.Now()

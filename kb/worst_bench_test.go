@@ -79,7 +79,7 @@ func BenchmarkWorstMessage(b *testing.B) {
 	slices.Sort(kinds)
 	cold := func() {
 		base.idx.cache.mu.Lock()
-		base.idx.cache.m, base.idx.cache.stemmed = nil, nil
+		base.idx.cache.m, base.idx.cache.stemmed, base.idx.cache.english = nil, nil, nil
 		base.idx.cache.mu.Unlock()
 	}
 	run := func(q string) time.Duration {
@@ -127,7 +127,7 @@ func TestWorstMessagesBounded(t *testing.T) {
 	}
 	for kind, msg := range worstMessages(base) {
 		base.idx.cache.mu.Lock()
-		base.idx.cache.m, base.idx.cache.stemmed = nil, nil
+		base.idx.cache.m, base.idx.cache.stemmed, base.idx.cache.english = nil, nil, nil
 		base.idx.cache.mu.Unlock()
 		base.Search(msg, 3)
 		base.idx.cache.mu.Lock()
