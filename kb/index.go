@@ -59,21 +59,23 @@ type posting struct {
 }
 
 type index struct {
-	docLen   []float32
-	avgLen   float64
-	terms    map[string][]posting
-	vocab    []string            // sorted stems
-	fwords   []fuzzyWord         // sorted surface words (for spelling mistakes)
-	byLen    [][]int32           // the indexes of fwords by their length in runes
-	surface  map[string][]string // surface word → its indexed stems
-	langs    map[string]uint8    // surface word or stem → languages it is in (langBit)
-	rvocab   []string            // sorted reversed stems
-	fwd      *trie               // surface words, stems and thesaurus words (see buildTries)
-	lexKinds int                 // the kinds of lexicon expansion (WithLexicon)
-	bwd      *trie               // the same, reversed
-	pool     sync.Pool
-	cache    expansionCache
-	pairs    []pairPosting // the pairs of neighbouring stems of the snippets (see proximity)
+	docLen     []float32
+	avgLen     float64
+	terms      map[string][]posting
+	vocab      []string            // sorted stems
+	fwords     []fuzzyWord         // sorted surface words (for spelling mistakes)
+	byLen      [][]int32           // the indexes of fwords by their length in runes
+	surface    map[string][]string // surface word → its indexed stems
+	langs      map[string]uint8    // surface word or stem → languages it is in (langBit)
+	rvocab     []string            // sorted reversed stems
+	fwd        *trie               // surface words, stems and thesaurus words (see buildTries)
+	lexKinds   int                 // the kinds of lexicon expansion (WithLexicon)
+	bwd        *trie               // the same, reversed
+	pool       sync.Pool
+	cache      expansionCache
+	pairs      []pairPosting // the pairs of neighbouring stems of the snippets (see proximity)
+	heading    []int32       // per snippet: its heading trail (see headingIDs, diversify)
+	duplicates bool          // some heading trail is in two files (see diversify)
 
 	currencyOnce sync.Once
 	currencyIdx  []string // the surface words that name a currency (see currencies)
@@ -271,6 +273,7 @@ func buildIndex(docs []*Snippet, chunks []chunk) *index {
 		ix.avgLen = total / float64(len(docs))
 	}
 	ix.pairs = pb.done()
+	ix.heading, ix.duplicates = headingIDs(docs)
 	ix.splitIndexCompounds()
 	ix.vocab = make([]string, 0, len(ix.terms))
 	ix.rvocab = make([]string, 0, len(ix.terms))
@@ -670,6 +673,7 @@ type scratch struct {
 	hit          []bool
 	touched      []uint32 // snippets with hit set
 	wordTouched  []uint32 // snippets with best set
+	top, cands   []ranked // a part's k best snippets by score; every snippet it may return
 }
 
 func newScratch(n int) *scratch {

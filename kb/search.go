@@ -18,7 +18,8 @@ func (b *Base) Search(query string, k int) []Hit {
 type ranked struct {
 	Hit
 	share float64
-	other bool // in the other language than the query's
+	other bool   // in the other language than the query's
+	doc   uint32 // the snippet's index
 }
 
 // better orders the hits of a part: those in the query's language first.
@@ -79,12 +80,8 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, v verdict) 
 		if len(ws) <= 2 {
 			context = before
 		}
-		hs, unknown, names := b.searchPart(s, ws, p, context, lang, k, fl)
+		hs, v := b.searchPart(s, ws, p, context, lang, k, fl)
 		s.reset()
-		v := verdict{unknown: unknown, names: names}
-		for _, h := range hs {
-			v.share = max(v.share, h.share)
-		}
 		if len(hs) == 0 || !fl.answers(v) {
 			// nothing covers enough of this part: off topic (and no
 			// context for the parts after it)
@@ -363,9 +360,11 @@ func isSalient(w, orig string, names map[string]bool, filler bool) bool {
 // searchPart ranks the snippets for the words of one part, with the words
 // of context (they add a little to a snippet's score).
 //
-// unknown is the share of the part's weight held by words the knowledge
-// base does not know.
-func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string, lang string, k int, fl floor) (hits []ranked, unknown, names float64) {
+// Its verdict holds the share of the part's weight that the best of its k
+// best snippets by score covers (before duplicates are discounted, see
+// diversify), and the shares held by words the knowledge base does not
+// know and by unknown names.
+func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string, lang string, k int, fl floor) (hits []ranked, v verdict) {
 	ix := b.idx
 	// Numbers count in the floor only in a part of nothing but numbers:
 	// "300 000 kr" says nothing of what a question is about.
@@ -388,10 +387,10 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 		}
 	}
 	if queryWeight == 0 {
-		return nil, 0, 0
+		return nil, verdict{}
 	}
-	unknown = unknownWeight / queryWeight
-	names = nameWeight / queryWeight
+	v.unknown = unknownWeight / queryWeight
+	v.names = nameWeight / queryWeight
 	for _, w := range words {
 		if len(w.exps) > 0 {
 			ix.score(s, w.exps, w.weight, w.rank, true)
@@ -420,6 +419,9 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 	}
 
 	ix.proximity(s, words, fl.snippet*queryWeight)
+	top := s.top[:0]
+	defer func() { s.top = top[:0] }()
+	s.cands = s.cands[:0]
 	for _, d := range s.touched {
 		if s.cover[d] == 0 || s.cover[d] < fl.snippet*queryWeight {
 			continue
@@ -430,18 +432,27 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 		if other {
 			score *= b.opts.otherLng
 		}
-		h := ranked{Hit{Snippet: sn, Score: score}, s.cover[d] / queryWeight, other}
-		if len(hits) == k && !h.better(hits[k-1]) {
+		h := ranked{Hit{Snippet: sn, Score: score}, s.cover[d] / queryWeight, other, d}
+		if ix.duplicates {
+			s.cands = append(s.cands, h)
+		}
+		if len(top) == k && !h.better(top[k-1]) {
 			continue
 		}
-		if len(hits) < k {
-			hits = append(hits, h)
+		if len(top) < k {
+			top = append(top, h)
 		} else {
-			hits[k-1] = h
+			top[k-1] = h
 		}
-		for i := len(hits) - 1; i > 0 && hits[i].better(hits[i-1]); i-- {
-			hits[i], hits[i-1] = hits[i-1], hits[i]
+		for i := len(top) - 1; i > 0 && top[i].better(top[i-1]); i-- {
+			top[i], top[i-1] = top[i-1], top[i]
 		}
 	}
-	return hits, unknown, names
+	for _, h := range top {
+		v.share = max(v.share, h.share)
+	}
+	if ix.duplicates {
+		return slices.Clone(ix.diversify(s.cands, k)), v
+	}
+	return slices.Clone(top), v
 }
