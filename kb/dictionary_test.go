@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kljensen/snowball/english"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -17,7 +18,7 @@ func TestSortedHas(t *testing.T) {
 	}
 	assert.False(t, sortedHas("a\nb", "b"), "no final line break")
 	// the generated lists are sorted and end in a line break
-	for _, l := range []string{wordsEN, wordsSV, usesEN} {
+	for _, l := range []string{wordsEN, wordsSV, usesEN, lemmasEN} {
 		var prev string
 		for line := range strings.Lines(l) {
 			if strings.HasPrefix(line, "#") {
@@ -76,4 +77,26 @@ func TestSpecificity(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Less(t, base.idx.info("make", English).spec, 1.0)
 	assert.Equal(t, 1.0, base.idx.info("make", Swedish).spec)
+}
+
+// An irregular English form is also stemmed as its base form (WordNet's
+// exception lists), and keeps its own stem; Swedish words are not.
+func TestIrregularForms(t *testing.T) {
+	for form, base := range map[string]string{"sent": "send", "earliest": "early", "children": "child", "found": "find", "left": "leave"} {
+		ss := stems(form, English, nil)
+		assert.Contains(t, ss, english.Stem(form, true), form)
+		assert.Contains(t, ss, english.Stem(base, true), form)
+		assert.Contains(t, stems(form, "", nil), english.Stem(base, true), form)
+	}
+	assert.Equal(t, []string{"send"}, stems("sends", English, nil), "a regular form")
+	assert.Equal(t, []string{stemSwedish("men")}, stems("men", Swedish, nil))
+
+	b := mapBase(t, map[string]string{
+		"a.md": "# The app\n\nThe app stopped when the phone was locked.\n",
+		"b.md": "# The app\n\nThe app froze when the phone was locked.\n",
+	})
+	hits := where(b.Search("why does the app freeze", 2))
+	if assert.NotEmpty(t, hits) {
+		assert.Equal(t, "b.md:3", hits[0])
+	}
 }

@@ -1,6 +1,8 @@
 package kb
 
 import (
+	_ "embed"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -131,7 +133,8 @@ func stopWord(w string) bool {
 }
 
 // stems returns the stems of a word for a language: one stem for English or
-// Swedish, both (deduplicated) when the language is unknown. Words with
+// Swedish, both (deduplicated) when the language is unknown, and for an
+// irregular English form also its base form's (see addLemma). Words with
 // digits are not stemmed.
 func stems(w, lang string, buf []string) []string {
 	buf = buf[:0]
@@ -140,7 +143,7 @@ func stems(w, lang string, buf []string) []string {
 	}
 	switch lang {
 	case English:
-		return append(buf, english.Stem(w, true))
+		return addLemma(append(buf, english.Stem(w, true)), w)
 	case Swedish:
 		return append(buf, stemSwedish(w))
 	}
@@ -149,7 +152,7 @@ func stems(w, lang string, buf []string) []string {
 	if sv != en {
 		buf = append(buf, sv)
 	}
-	return buf
+	return addLemma(buf, w)
 }
 
 // detectLang guesses whether text is English or Swedish from its stop
@@ -225,4 +228,20 @@ func stemSwedish(w string) string {
 		w = strings.TrimSuffix(w, "et")
 	}
 	return swedish.Stem(w, true)
+}
+
+//go:embed lexicon/lemmas-en.txt
+var lemmasEN string
+
+// addLemma adds to an English word's stems the stem of its base form when
+// it is an irregular form by WordNet's exception lists
+// (kb/lexicon/lemmas-en.txt, looked up in the embedded text): "sent" is
+// also "send", "earliest" "early", "children" "child". The form's own stem
+// stays ("left" is a direction too).
+func addLemma(buf []string, w string) []string {
+	st, ok := sortedGet(lemmasEN, w)
+	if !ok || slices.Contains(buf, st) {
+		return buf
+	}
+	return append(buf, st)
 }

@@ -1,4 +1,6 @@
-// Command gen writes kb's lexicon tables (kb/lexicon/en.txt, sv.txt) from
+// Command gen writes kb's lexicon tables (kb/lexicon/en.txt, sv.txt, and
+// the word lists beside them: words-*.txt, uses-en.txt, nouns-en.txt,
+// lemmas-en.txt) from
 // the general resources Debian installs: English WordNet 3.0 (package
 // wordnet-base, /usr/share/wordnet) and Viggo Kann's Swedish synonym
 // lexicon (package mythes-sv, /usr/share/mythes/th_sv_SE_v2.dat).
@@ -87,7 +89,56 @@ func run(wn, my, out string) error {
 	if err != nil {
 		return err
 	}
-	return write(filepath.Join(out, "uses-en.txt"), usesHeader+enHeader, uses)
+	if err := write(filepath.Join(out, "uses-en.txt"), usesHeader+enHeader, uses); err != nil {
+		return err
+	}
+	lemmas, err := exceptions(wn)
+	if err != nil {
+		return err
+	}
+	return write(filepath.Join(out, "lemmas-en.txt"), lemmasHeader+enHeader, lemmas)
+}
+
+const lemmasHeader = `# Irregular English forms: "form stem", one a line in byte order, stem the
+# Snowball stem of the form's base form by WordNet's exception lists
+# (noun.exc, verb.exc, adj.exc, adv.exc: "sent" send, "earliest" early,
+# "children" child; the first base form listed), where Snowball's stem of
+# the form differs, for kb's stemming.
+`
+
+// exceptions returns "form stem" lines from WordNet's exception lists
+// (lines "form base …"): one-word lower-case forms, the stem of their
+// first base form, where Snowball does not already stem both alike.
+func exceptions(dir string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, pos := range []string{"noun", "verb", "adj", "adv"} {
+		f, err := os.Open(filepath.Join(dir, pos+".exc"))
+		if err != nil {
+			return nil, err
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			fs := strings.Fields(sc.Text())
+			if len(fs) < 2 || seen[fs[0]] {
+				continue
+			}
+			form, base := stem(fs[0], func(w string) string { return w }), stem(fs[1], enStem)
+			if form == "" || base == "" || strings.Contains(form+base, "_") {
+				continue
+			}
+			seen[form] = true
+			if enStem(form) != base {
+				out = append(out, form+" "+base)
+			}
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 const nounsHeader = `# English nouns of two words ("post office", "tax return"), one a line in
