@@ -36,8 +36,9 @@
 // English and Swedish are dropped, and words are stemmed with the Snowball
 // stemmer of the snippet's language (from the path: an en/ or sv/ directory
 // or a .en.md / .sv.md name; otherwise guessed from the file's words; when
-// unknown, with both). A query word is stemmed with both stemmers and
-// matches through either stem. A query word may also match, at a lower
+// unknown, with both); an irregular English form ("sent", "earliest") is
+// also stemmed as its base form by WordNet's exception lists. A query word
+// is stemmed with both stemmers and matches through any of its stems. A query word may also match, at a lower
 // weight: the words of its thesaurus group (a bilingual vocabulary of
 // support questions: fee/price/cost, tier/plan, forgot/reminder …); a close
 // spelling of a word of the knowledge base or of the thesaurus (one edit
@@ -48,7 +49,10 @@
 // ("fraktkostnader" is found by "frakt" and by "kostnad"). A word naming a
 // currency matches the base's currency names (currency.go); two
 // neighbouring words of the question that are neighbours in a snippet add
-// a little to its score (proximity.go).
+// a little to its score (proximity.go). A part's hits are picked one at a
+// time: a snippet of another file under the same headings as a hit already
+// picked (another answer to the same question) counts half its score
+// (diversity.go).
 //
 // A message is read whole: it is cut into parts (sentences, and two
 // questions joined by "and"/"och"), each part is searched, and the best
