@@ -1,5 +1,7 @@
 package kb
 
+import "slices"
+
 // Duplicates: snippets of different files under the same headings (the
 // same heading trail) answer the same question — several answers to one
 // FAQ entry, copies or versions of one article — and a part shows few hits
@@ -42,24 +44,40 @@ func headingIDs(docs []*Snippet) (ids []int32, dup bool) {
 // diversify picks up to k of cands, best first, each counting wDuplicate
 // times its score for every hit picked before it from another file under
 // the same headings. It reorders cands and returns its first (at most) k,
-// with their scores as discounted.
+// with their scores as discounted. cands are sorted first, so that each
+// pick reads only the candidates that can still beat the best so far.
 func (ix *index) diversify(cands []ranked, k int) []ranked {
+	slices.SortFunc(cands, func(a, b ranked) int {
+		if a.better(b) {
+			return -1
+		}
+		if b.better(a) {
+			return 1
+		}
+		return 0
+	})
 	n := min(k, len(cands))
 	for i := 0; i < n; i++ {
-		best, bestScore := -1, 0.0
+		best, bestScore := i, 0.0
 		for j := i; j < len(cands); j++ {
 			c := &cands[j]
+			if j > i && c.other == cands[best].other && c.Score < bestScore {
+				break // the rest score less, discounted or not
+			}
 			score := c.Score
 			for _, p := range cands[:i] {
 				if ix.heading[p.doc] == ix.heading[c.doc] && p.Snippet.File != c.Snippet.File {
 					score *= wDuplicate
 				}
 			}
-			if best < 0 || c.beats(score, cands[best], bestScore) {
+			if j == i || c.beats(score, cands[best], bestScore) {
 				best, bestScore = j, score
 			}
 		}
-		cands[i], cands[best] = cands[best], cands[i]
+		// move the pick to i, the candidates between it and i one on, in order
+		pick := cands[best]
+		copy(cands[i+1:best+1], cands[i:best])
+		cands[i] = pick
 		cands[i].Score = bestScore
 	}
 	return cands[:n]
