@@ -33,7 +33,7 @@ type run struct {
 
 	lastCheck time.Time
 	streamed  strings.Builder // concatenated stream deltas
-	produced  strings.Builder // everything the model said
+	produced  strings.Builder // everything the model said, without a guard
 }
 
 // answer handles a `message` frame (SPEC §4): it becomes the connection's
@@ -150,6 +150,9 @@ func (r *run) run(f ClientFrame) {
 		return
 	}
 
+	// a short answer's room at once, rather than the builder growing
+	// from 8 bytes by doubling (6 allocations)
+	r.streamed.Grow(answerRoom)
 	toks, err := h.model.Stream(r.mctx, Prompt{Question: r.text, Lang: r.lang, Snippets: r.cites, Confidence: conf, Sentences: r.sents})
 	if err != nil {
 		if r.mctx.Err() != nil {
@@ -173,9 +176,13 @@ func (r *run) run(f ClientFrame) {
 		toks.Close()
 	}()
 
+	// Everything the model said, for the verdict: the guard keeps it
+	// (Text); without a guard, produced does.
 	var guard *guardrail.StreamGuard
 	if h.cfg.Mode == ModeHold {
 		guard = h.cfg.Policy.NewStreamGuard(r.srcs)
+	} else {
+		r.produced.Grow(answerRoom)
 	}
 	tc, _ := h.clock.(timerClock)
 	iv := h.cfg.CancelCheckInterval
@@ -255,14 +262,15 @@ func (r *run) run(f ClientFrame) {
 		// are the same. One split across two tokens is not removed: the
 		// guard blocks it.
 		tok.s = guardrail.Clean(tok.s)
-		r.produced.WriteString(tok.s)
 		safe, ok := tok.s, true
 		if guard != nil {
 			safe, ok = guard.Feed(tok.s)
+		} else {
+			r.produced.WriteString(tok.s)
 		}
 		if !ok {
 			r.co.add(now, safe)
-			r.finish(ReasonBlocked, StatusBlocked, h.cfg.Policy.Verify(r.produced.String(), r.srcs))
+			r.finish(ReasonBlocked, StatusBlocked, h.cfg.Policy.Verify(guard.Text(), r.srcs))
 			return
 		}
 		if safe != "" && r.co.add(now, safe) && !r.flush(now) {
@@ -286,6 +294,9 @@ func (r *run) run(f ClientFrame) {
 	}
 	r.finish(ReasonDone, StatusVerified, v)
 }
+
+// answerRoom is what the answer's text builders start with.
+const answerRoom = 512
 
 // token is what the model's stream gave: a token or an error (io.EOF at
 // the end).
@@ -380,13 +391,13 @@ func (r *run) cancelled(now time.Time) bool {
 
 // emit sends a frame of this answer unless it has been stopped; it reports
 // whether the answer may go on.
-func (r *run) emit(frame any) bool {
+func (r *run) emit(frame SourcesFrame) bool {
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
 	if r.live.stopped {
 		return false
 	}
-	return r.h.sendLocked(r.ctx, r.c, r.id, frame) == nil
+	return sendFrameLocked(r.h, r.ctx, r.c, r.id, frame) == nil
 }
 
 // delta sends released answer text.
@@ -402,7 +413,7 @@ func (r *run) delta(s string) bool {
 // deltaLocked is delta with c.mu held, whether or not the answer is
 // stopped (its end's taker sends the last text).
 func (r *run) deltaLocked(s string) bool {
-	if r.h.sendLocked(r.ctx, r.c, r.id, StreamFrame{Type: TypeStream, ID: r.id, Delta: s}) != nil {
+	if sendFrameLocked(r.h, r.ctx, r.c, r.id, StreamFrame{Type: TypeStream, ID: r.id, Delta: s}) != nil {
 		return false
 	}
 	r.streamed.WriteString(s)
@@ -448,8 +459,8 @@ func (r *run) finish(reason, status string, v guardrail.Verdict) {
 		t := r.lang.texts()
 		resp.Text, resp.Error = t.Blocked, t.ErrorLine
 	}
-	if h.sendLocked(r.ctx, c, r.id, StreamEndFrame{Type: TypeStreamEnd, ID: r.id, Reason: reason}) != nil ||
-		h.sendLocked(r.ctx, c, r.id, resp) != nil {
+	if sendFrameLocked(h, r.ctx, c, r.id, StreamEndFrame{Type: TypeStreamEnd, ID: r.id, Reason: reason}) != nil ||
+		sendFrameLocked(h, r.ctx, c, r.id, resp) != nil {
 		return
 	}
 	h.suggestLocked(r.ctx, c, r.id, r.text)

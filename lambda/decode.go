@@ -257,9 +257,12 @@ func (r *frameReader) checkKey(top *frameLevel, k []byte) (int, error) {
 // the JSON string raw, decoded.
 func (r *frameReader) setField(i int, raw []byte) {
 	var s string
-	if plain(raw) {
+	switch {
+	case clientFields[i] == "type" && plain(raw):
+		s = clientType(raw[1 : len(raw)-1])
+	case plain(raw):
 		s = string(raw[1 : len(raw)-1])
-	} else {
+	default:
 		s = unquote(raw)
 	}
 	switch clientFields[i] {
@@ -274,6 +277,17 @@ func (r *frameReader) setField(i int, raw []byte) {
 	case "suggestionId":
 		r.f.SuggestionID = s
 	}
+}
+
+// clientType returns b as a string: the constant when it is one of the
+// client frame types (not allocated again).
+func clientType(b []byte) string {
+	for _, t := range [...]string{TypeMessage, TypeCancel, TypeConfirmAction} {
+		if string(b) == t {
+			return t
+		}
+	}
+	return string(b)
 }
 
 // str reads a JSON string, validated, and returns it with its quotes.

@@ -322,7 +322,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayWebsocketProx
 	case EventConnect:
 		return h.connect(ctx, req), nil
 	case EventMessage:
-		h.message(ctx, req)
+		h.message(ctx, req, nil)
 		return status(200), nil
 	case EventDisconnect:
 		h.disconnect(ctx, connID)
@@ -460,15 +460,27 @@ func (h *Handler) sendLocked(ctx context.Context, c *conn, msgID string, frame a
 	if c.gone {
 		return ErrGone
 	}
-	var data []byte
 	if a, ok := frame.(jsonAppender); ok {
-		data = a.appendJSON(make([]byte, 0, a.sizeHint()))
-	} else {
-		var err error
-		if data, err = json.Marshal(frame); err != nil {
-			return err
-		}
+		return h.sendDataLocked(ctx, c, msgID, a.appendJSON(frameBuffer(a.sizeHint())))
 	}
+	data, err := json.Marshal(frame)
+	if err != nil {
+		return err
+	}
+	return h.sendDataLocked(ctx, c, msgID, data)
+}
+
+// sendFrameLocked is sendLocked for the frames of an answer, without
+// boxing them in an interface (an allocation per frame).
+func sendFrameLocked[F jsonAppender](h *Handler, ctx context.Context, c *conn, msgID string, f F) error {
+	if c.gone {
+		return ErrGone
+	}
+	return h.sendDataLocked(ctx, c, msgID, f.appendJSON(frameBuffer(f.sizeHint())))
+}
+
+// sendDataLocked sends an encoded frame (see sendLocked).
+func (h *Handler) sendDataLocked(ctx context.Context, c *conn, msgID string, data []byte) error {
 	err := h.sender.Send(ctx, c.id, data)
 	switch {
 	case err == nil:

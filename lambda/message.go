@@ -8,10 +8,30 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 )
 
-// message handles one MESSAGE event: one client frame.
-func (h *Handler) message(ctx context.Context, req events.APIGatewayWebsocketProxyRequest) {
+// Decoded is a client frame as DecodeClientFrame decoded Body: a server
+// that decodes each frame for itself (for its metrics) hands it to
+// HandleDecoded with the event, rather than have it decoded twice.
+type Decoded struct {
+	Body  string
+	Frame ClientFrame
+	Err   error
+}
+
+// HandleDecoded is Handle for a MESSAGE event whose body d was decoded
+// from (d is used only when req.Body is d.Body, not base64-encoded).
+func (h *Handler) HandleDecoded(ctx context.Context, req events.APIGatewayWebsocketProxyRequest, d *Decoded) (events.APIGatewayProxyResponse, error) {
+	if req.RequestContext.EventType != EventMessage || req.RequestContext.ConnectionID == "" {
+		return h.Handle(ctx, req)
+	}
+	h.message(ctx, req, d)
+	return status(200), nil
+}
+
+// message handles one MESSAGE event: one client frame, decoded already
+// when d is not nil.
+func (h *Handler) message(ctx context.Context, req events.APIGatewayWebsocketProxyRequest, d *Decoded) {
 	c := h.conn(req.RequestContext.ConnectionID)
-	f, err := h.parse(c, req)
+	f, err := h.parse(c, req, d)
 	if err != nil {
 		h.sendError(ctx, c, f.ID, err)
 		return
@@ -31,7 +51,7 @@ func (h *Handler) message(ctx context.Context, req events.APIGatewayWebsocketPro
 
 // parse decodes and validates a client frame. On error the returned frame
 // holds what could be decoded (its ID for the error frame).
-func (h *Handler) parse(c *conn, req events.APIGatewayWebsocketProxyRequest) (ClientFrame, error) {
+func (h *Handler) parse(c *conn, req events.APIGatewayWebsocketProxyRequest, d *Decoded) (ClientFrame, error) {
 	var f ClientFrame
 	b, err := body(req)
 	if err != nil {
@@ -40,7 +60,11 @@ func (h *Handler) parse(c *conn, req events.APIGatewayWebsocketProxyRequest) (Cl
 	if len(b) > h.limits.MaxBodyBytes {
 		return f, Errorf(ETooLarge, "The message is over %d bytes.", h.limits.MaxBodyBytes)
 	}
-	f, err = DecodeClientFrame([]byte(b))
+	if d != nil && !req.IsBase64Encoded && d.Body == b {
+		f, err = d.Frame, d.Err
+	} else {
+		f, err = DecodeClientFrame([]byte(b))
+	}
 	if err != nil {
 		return f, err
 	}

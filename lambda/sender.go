@@ -10,7 +10,9 @@ import (
 // Implementations must be safe for concurrent use; the handler never sends
 // two frames to the same connection at once from one process. data is the
 // frame's own: the handler does not touch it after Send, so a Sender may
-// keep it (queue it for a writer) without copying.
+// keep it (queue it for a writer) without copying, and once it has written
+// it give its buffer back with [RecycleFrame] (a Sender that passes data
+// on to another must then not keep it).
 type Sender interface {
 	Send(ctx context.Context, connectionID string, data []byte) error
 }

@@ -142,8 +142,6 @@ func newClient(s *Server, ws *websocket.Conn, fl *frameLimitConn, p peer, log *s
 	return c
 }
 
-func (c *client) touch() { c.lastActive.Store(time.Now().UnixNano()) }
-
 // close asks the writer to close the connection with code and reason (a
 // close frame; code 0 sends none), after writing the frames already queued
 // when flush is set. The first call wins; later ones do nothing.
@@ -170,18 +168,22 @@ func (c *client) gone() error {
 	return fmt.Errorf("connection %s closing: %w", c.peer.connID, lambda.ErrGone)
 }
 
-// queued is a frame waiting for the writer, and when it was queued.
+// queued is a frame waiting for the writer, and when it was queued. owned
+// frames are the handler's (lambda.Sender): their buffers go back to
+// lambda's pool once written (see recycle).
 type queued struct {
-	data []byte
-	at   time.Time
+	data  []byte
+	at    time.Time
+	owned bool
 }
 
 // deliver queues a frame for the writer. When the queue is full (sendQueue
 // frames or sendQueueBytes) it waits for the writer to make room, until ctx
 // ends or the client is found slow: its oldest unwritten frame has waited
 // WriteWait. A slow client is dropped (close 1008) and the connection is
-// gone for the handler.
-func (c *client) deliver(ctx context.Context, data []byte) error {
+// gone for the handler. owned says that data is the handler's frame, which
+// nothing else refers to (see queued).
+func (c *client) deliver(ctx context.Context, data []byte, owned bool) error {
 	select {
 	case <-c.quit:
 		return c.gone()
@@ -219,9 +221,13 @@ func (c *client) deliver(ctx context.Context, data []byte) error {
 				c.qbuf = queues.Get().(*[]queued)
 				c.queue = *c.qbuf
 			}
-			c.queue = append(c.queue, queued{data, now})
+			c.queue = append(c.queue, queued{data, now, owned})
 			c.pending++
 			c.pendingBytes += len(data)
+			// observed before the writer can take it: an owned
+			// frame's buffer is reused once written
+			c.lastActive.Store(now.UnixNano())
+			c.obs.sent(data, now)
 			break
 		}
 		// Full: wait for the writer, at most until the oldest frame is
@@ -252,9 +258,6 @@ func (c *client) deliver(ctx context.Context, data []byte) error {
 	case c.wake <- struct{}{}:
 	default:
 	}
-	now := time.Now()
-	c.lastActive.Store(now.UnixNano())
-	c.obs.sent(data, now)
 	return nil
 }
 
@@ -273,8 +276,16 @@ func (c *client) take() ([]queued, *[]queued) {
 	return q, buf
 }
 
-// recycle gives a written batch's buffer back, holding no frame.
+// recycle gives a written batch's buffer back, holding no frame, and the
+// handler's frames' buffers to lambda's pool: gorilla/websocket has copied
+// their bytes (to its write buffer, or to the network) by the time
+// WriteMessage returns.
 func recycle(q []queued, buf *[]queued) {
+	for _, f := range q {
+		if f.owned {
+			lambda.RecycleFrame(f.data)
+		}
+	}
 	if buf == nil || cap(q) > 1024 {
 		return
 	}
@@ -316,8 +327,13 @@ func (c *client) writeQueued() bool {
 		if corked {
 			c.fl.cork()
 		}
+		// corked, the batch is one network write under one deadline
+		deadline := time.Now().Add(c.s.cfg.WriteWait)
 		for i, f := range q {
-			if !c.write(f.data) {
+			if i > 0 && !corked {
+				deadline = time.Now().Add(c.s.cfg.WriteWait)
+			}
+			if !c.write(f.data, deadline) {
 				return false
 			}
 			if !corked {
@@ -374,9 +390,10 @@ func (c *client) writePump() {
 	}
 }
 
-// write writes one data frame; on failure the connection is closed.
-func (c *client) write(data []byte) bool {
-	c.ws.SetWriteDeadline(time.Now().Add(c.s.cfg.WriteWait))
+// write writes one data frame with a write deadline; on failure the
+// connection is closed.
+func (c *client) write(data []byte, deadline time.Time) bool {
+	c.ws.SetWriteDeadline(deadline)
 	if err := c.ws.WriteMessage(websocket.TextMessage, data); err != nil {
 		c.fail(err)
 		return false
@@ -451,13 +468,14 @@ func (c *client) readPump() (int, string) {
 		if err != nil {
 			return c.readEnd(err)
 		}
-		c.touch()
+		now := time.Now()
+		c.lastActive.Store(now.UnixNano())
 		if c.draining.Load() {
 			continue // shutting down: the connection closes with 1001
 		}
 		switch typ {
 		case websocket.TextMessage:
-			c.dispatch(data)
+			c.dispatch(data, now)
 		case websocket.BinaryMessage:
 			c.refuseBinary()
 		}
@@ -514,18 +532,20 @@ func (c *client) readEnd(err error) (int, string) {
 // dispatch hands one text frame to the handler as a MESSAGE event, in its
 // own goroutine (see maxInFlight and orderGate; the goroutine is a worker
 // that may have run earlier invocations, see workers).
-func (c *client) dispatch(data []byte) {
-	now := time.Now()
+// now is when it was read.
+func (c *client) dispatch(data []byte, now time.Time) {
 	// The type and id for the metrics and the logs, as json.Unmarshal
 	// reads them (the last of duplicate keys, any casing); a frame the
 	// handler will take is read as it reads it, which is the same and
-	// cheaper.
+	// cheaper, and the in-process handler is given it decoded.
 	var f struct {
 		Type string `json:"type"`
 		ID   string `json:"id"`
 	}
-	if cf, err := lambda.DecodeClientFrame(data); err == nil {
-		f.Type, f.ID = cf.Type, cf.ID
+	dec := lambda.Decoded{Body: string(data)} // data is the reader's buffer
+	dec.Frame, dec.Err = lambda.DecodeClientFrame(data)
+	if dec.Err == nil {
+		f.Type, f.ID = dec.Frame.Type, dec.Frame.ID
 	} else if json.Unmarshal(data, &f) != nil {
 		f.Type = "invalid"
 	}
@@ -554,7 +574,6 @@ func (c *client) dispatch(data []byte) {
 	case <-c.quit:
 		return
 	}
-	ev := messageEvent(c.peer, data, now)
 	done := make(chan struct{})
 	c.prev = done
 	c.inflight.Add(1)
@@ -564,7 +583,16 @@ func (c *client) dispatch(data []byte) {
 			<-c.sem
 			c.inflight.Done()
 		}()
-		if _, err := c.s.handler.Handle(c.ctx, ev); err != nil {
+		// made here, on the worker's stack: captured, the event (600
+		// bytes) would be allocated for every frame
+		ev := messageEvent(c.peer, dec.Body, now)
+		var err error
+		if h, ok := c.s.handler.(decodedInvoker); ok {
+			_, err = h.HandleDecoded(c.ctx, ev, &dec)
+		} else {
+			_, err = c.s.handler.Handle(c.ctx, ev)
+		}
+		if err != nil {
 			c.invocationFailed(typ, f.ID, err)
 		}
 	})
@@ -586,7 +614,7 @@ func (c *client) invocationFailed(typ, id string, err error) {
 		id = "" // as the handler does: an over-long id is not echoed
 	}
 	data, _ := json.Marshal(lambda.ErrorFrame{Type: lambda.TypeError, Code: lambda.ErrorCode(err), Message: lambda.ErrorMessage(err), ID: id})
-	c.deliver(c.ctx, data)
+	c.deliver(c.ctx, data, false)
 }
 
 // binaryRefusal answers a binary frame. The protocol is JSON in text frames
@@ -601,7 +629,7 @@ var binaryRefusal, _ = json.Marshal(lambda.ErrorFrame{
 
 func (c *client) refuseBinary() {
 	c.s.metrics.clientFrame("binary")
-	c.deliver(c.ctx, binaryRefusal)
+	c.deliver(c.ctx, binaryRefusal, false)
 }
 
 // truncate shortens client-chosen strings before they are logged.

@@ -119,12 +119,12 @@ func connectEvent(r *http.Request, p peer) events.APIGatewayWebsocketProxyReques
 }
 
 // messageEvent is the $default event of one text frame.
-func messageEvent(p peer, body []byte, now time.Time) events.APIGatewayWebsocketProxyRequest {
+func messageEvent(p peer, body string, now time.Time) events.APIGatewayWebsocketProxyRequest {
 	rc := p.requestContext(routeDefault, lambda.EventMessage, now)
 	rc.MessageID = newID()
 	return events.APIGatewayWebsocketProxyRequest{
 		RequestContext:  rc,
-		Body:            string(body),
+		Body:            body,
 		IsBase64Encoded: false,
 	}
 }

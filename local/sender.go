@@ -24,7 +24,8 @@ func newRegistry() *registry {
 
 var _ lambda.Sender = (*registry)(nil)
 
-// Send implements lambda.Sender. A connection that is not (or no longer)
+// Send implements lambda.Sender: data is kept until written, then its
+// buffer goes back to lambda's pool. A connection that is not (or no longer)
 // open, is closing, or was dropped for not reading gives an error wrapping
 // lambda.ErrGone, as API Gateway's 410 Gone does.
 func (r *registry) Send(ctx context.Context, connID string, data []byte) error {
@@ -32,7 +33,7 @@ func (r *registry) Send(ctx context.Context, connID string, data []byte) error {
 	if c == nil {
 		return fmt.Errorf("connection %s: %w", connID, lambda.ErrGone)
 	}
-	return c.deliver(ctx, data)
+	return c.deliver(ctx, data, true)
 }
 
 // get returns the open connection with the id, or nil.

@@ -53,6 +53,12 @@ type invoker interface {
 	Handle(context.Context, events.APIGatewayWebsocketProxyRequest) (events.APIGatewayProxyResponse, error)
 }
 
+// decodedInvoker is the in-process handler, which takes a frame decoded
+// already (lambda.Handler.HandleDecoded).
+type decodedInvoker interface {
+	HandleDecoded(context.Context, events.APIGatewayWebsocketProxyRequest, *lambda.Decoded) (events.APIGatewayProxyResponse, error)
+}
+
 // Server is the local server: the page, /healthz, /metrics, and the
 // WebSocket endpoint that turns a connection into the API Gateway events
 // the lambda handler takes.

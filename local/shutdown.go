@@ -72,7 +72,7 @@ func (s *Server) shutdown(ctx context.Context) {
 		go func() {
 			defer wg.Done()
 			c.draining.Store(true)
-			s.handler.Handle(ctx, messageEvent(c.peer, []byte(`{"type":"cancel"}`), time.Now()))
+			s.handler.Handle(ctx, messageEvent(c.peer, `{"type":"cancel"}`, time.Now()))
 			c.close(closeGoingAway, reasonShutdown, true)
 		}()
 	}

@@ -53,7 +53,7 @@ func TestEvents(t *testing.T) {
 	assert.Equal(t, "2", ev.QueryStringParameters["x"])
 	assert.Equal(t, []string{"1", "2"}, ev.MultiValueQueryStringParameters["x"])
 
-	msg := messageEvent(p, []byte(`{"type":"cancel"}`), now.Add(time.Second))
+	msg := messageEvent(p, `{"type":"cancel"}`, now.Add(time.Second))
 	mrc := msg.RequestContext
 	assert.Equal(t, "$default", mrc.RouteKey)
 	assert.Equal(t, lambda.EventMessage, mrc.EventType)
