@@ -14,7 +14,8 @@ import (
 // BenchmarkHandleMessage is the server's work for one message as local's
 // load generator sends it, without the network: the embedded knowledge
 // base, the mock at zero token delay, the memory store, hold mode, and a
-// sender that drops the frames. Each iteration is one $default invocation
+// sender that drops the frames (giving their buffers back, as the local
+// server's writer does). Each iteration is one $default invocation
 // on one connection, answered in full (sources, stream, stream_end,
 // response). The messages cycle through a few questions so that no single
 // question's caches decide the figure.
@@ -31,6 +32,7 @@ func BenchmarkHandleMessage(b *testing.B) {
 		Sender: lambda.SenderFunc(func(_ context.Context, _ string, data []byte) error {
 			bytes += len(data)
 			frames++
+			lambda.RecycleFrame(data) // as local's writer does once it wrote it
 			return nil
 		}),
 		Limits: lambda.Limits{NoRateLimit: true},

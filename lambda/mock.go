@@ -242,37 +242,29 @@ type sentence struct {
 	cite int // index of its snippet
 }
 
-// analysed returns the sentences of each snippet of p: as the knowledge
-// base analysed them at load, or analysed here when it did not.
-func analysed(p Prompt) [][]Sentence {
-	if len(p.Sentences) == len(p.Snippets) {
-		return p.Sentences
-	}
-	out := make([][]Sentence, len(p.Snippets))
-	for i, c := range p.Snippets {
-		out[i] = kb.SentencesOf(c.Snippet)
-	}
-	return out
-}
-
 // pickSentences picks the one or two sentences of the snippets that best
 // answer question. Each content word of the question counts (matched
 // through its English and Swedish stems, a close spelling, a compound or a
 // concept such as price), weighted up when few sentences have it; the
 // first sentence is the one covering the most weight (half as much for a
 // heading or a lead-in, and, when the question asks for an amount, for a
-// sentence without a digit). A second one is said
-// only for a part of the question ("…, and can I pay with Swish?") that the
-// first leaves mostly unanswered and that it answers at least 40 % of. A
-// word no sentence has weighs nothing.
-// Ties go to the better-ranked snippet. When no sentence shares a word with
-// the question, the first sentence of the best snippet is the answer:
-// retrieval found the snippet relevant on grounds the mock cannot see.
+// sentence without a digit). A second one is said only for a part of the
+// question ("…, and can I pay with Swish?") that the first leaves mostly
+// unanswered and that it answers at least 40 % of. A word no sentence has
+// weighs nothing. Ties go to the better-ranked snippet. When no sentence
+// shares a word with the question, the first sentence of the best snippet
+// is the answer: retrieval found the snippet relevant on grounds the mock
+// cannot see.
 func pickSentences(question string, snippets [][]Sentence, cache *wordCache) []*sentence {
-	var all []*sentence
+	n := 0
+	for _, ss := range snippets {
+		n += len(ss)
+	}
+	all, backing := make([]*sentence, 0, n), make([]sentence, n) // one allocation each
 	for i, ss := range snippets {
 		for j := range ss {
-			all = append(all, &sentence{Sentence: &ss[j], cite: i})
+			backing[len(all)] = sentence{Sentence: &ss[j], cite: i}
+			all = append(all, &backing[len(all)])
 		}
 	}
 	if len(all) == 0 {
@@ -284,9 +276,9 @@ func pickSentences(question string, snippets [][]Sentence, cache *wordCache) []*
 		qs = append(qs, part...)
 	}
 	// match[i][j]: how well sentence j answers word i
-	match := make([][]float64, len(qs))
+	match, cells := make([][]float64, len(qs)), make([]float64, len(qs)*len(all))
 	for i, q := range qs {
-		match[i] = make([]float64, len(all))
+		match[i] = cells[i*len(all) : (i+1)*len(all) : (i+1)*len(all)]
 		df := 0
 		for j, s := range all {
 			match[i][j] = q.match(s)

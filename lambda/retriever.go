@@ -99,6 +99,20 @@ func sentences(hits []Hit) [][]Sentence {
 	return out
 }
 
+// analysed returns the sentences of each snippet of p: as the knowledge
+// base analysed them at load, or analysed here (for the
+// mock) when it did not.
+func analysed(p Prompt) [][]Sentence {
+	if len(p.Sentences) == len(p.Snippets) {
+		return p.Sentences
+	}
+	out := make([][]Sentence, len(p.Snippets))
+	for i, c := range p.Snippets {
+		out[i] = kb.SentencesOf(c.Snippet)
+	}
+	return out
+}
+
 var (
 	_ Retriever = (*kb.Base)(nil)
 	_ Retriever = (*kb.Reloader)(nil)
