@@ -30,15 +30,17 @@ func tokenize(text string, fn func(tok string)) {
 func tokenizeOrig(text string, fn func(tok, orig string)) {
 	var (
 		start     = -1
-		joined    strings.Builder
-		parts     int
+		parts     int // words of the hyphenated run being read
 		joinStart int
 	)
+	// A run of words joined by hyphens only (any other character ends
+	// it), lower-cased without its hyphens, is the words' joined form:
+	// built only for a run of more than one word.
 	emitJoined := func(end int) {
 		if parts > 1 {
-			fn(joined.String(), text[joinStart:end])
+			orig := text[joinStart:end]
+			fn(strings.ToLower(strings.ReplaceAll(orig, "-", "")), orig)
 		}
-		joined.Reset()
 		parts = 0
 	}
 	last := 0 // end of the last word
@@ -53,7 +55,6 @@ func tokenizeOrig(text string, fn func(tok, orig string)) {
 		if utf8.RuneCountInString(tok) > 1 || isDigits(tok) {
 			fn(tok, orig)
 		}
-		joined.WriteString(tok)
 		parts++
 	}
 	for i, r := range text {
