@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"flag"
@@ -251,5 +252,25 @@ func TestActionResultNames(t *testing.T) {
 		if got := actionResult(tc.r.Success, tc.r.Ignored, tc.r.Message); got != tc.want {
 			t.Errorf("%+v: %s, want %s", tc.r, got, tc.want)
 		}
+	}
+}
+
+// Event ids are shaped as API Gateway's (16 characters of URL-safe base64
+// of 11 bytes) and unique, connection ids too.
+func TestIDs(t *testing.T) {
+	seen := map[string]bool{}
+	for i := range 100000 {
+		id := eventID()
+		if i%10 == 0 {
+			id = newID()
+		}
+		b, err := base64.URLEncoding.DecodeString(id)
+		if err != nil || len(b) != 11 || len(id) != 16 {
+			t.Fatalf("id %q: %d bytes, %v", id, len(b), err)
+		}
+		if seen[id] {
+			t.Fatalf("id %q twice", id)
+		}
+		seen[id] = true
 	}
 }
