@@ -91,7 +91,7 @@ func uses(w string) int {
 // ranking: 1/(1 + wSpecific·ln(1+n)), n the uses of its stem in WordNet's
 // tagged corpus (kb/lexicon/uses-en.txt). Words common in any English text
 // ("make", "like", "way") say less of what a question is about than words
-// rare in English ("calendar", "label"): 0.67 for "be", 0.88 for
+// rare in English ("calendar", "label"): 0.67 for "be", 0.78 for
 // "consider", 1 for a word the corpus never uses.
 func specificity(w string) float64 {
 	n := uses(w)
