@@ -105,7 +105,8 @@ func attack(ctx context.Context, o options, s *server, stderr io.Writer) (*Attac
 	}
 	r.Amplification = float64(r.ConfirmReplyBytes+r.MessageReplyBytes) / float64(len(confirm)+len(message))
 
-	r.RSSBeforeMB = float64(s.rss()) / 1e6
+	before := s.rss()
+	r.RSSBeforeMB = float64(before) / 1e6
 	var conns []*websocket.Conn
 	defer func() {
 		for _, c := range conns {
@@ -148,7 +149,9 @@ func attack(ctx context.Context, o options, s *server, stderr io.Writer) (*Attac
 		wg.Wait()
 		close(done)
 	}()
-	var peak uint64
+	// The window starts with the sample before the attack: the RSS may
+	// fall while it runs (the runtime gives back what start-up took).
+	peak := before
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 sample:

@@ -133,7 +133,7 @@ func TestAttack(t *testing.T) {
 	if rep.ConfirmReplyBytes == 0 || rep.MessageReplyBytes == 0 || rep.Amplification > 0.01 {
 		t.Fatalf("replies: confirm %d bytes, message %d bytes (%.4f× what was sent)", rep.ConfirmReplyBytes, rep.MessageReplyBytes, rep.Amplification)
 	}
-	if runtime.GOOS == "linux" && (rep.RSSBeforeMB <= 0 || rep.RSSPeakMB < rep.RSSBeforeMB) {
-		t.Fatalf("RSS %.1f MB before, %.1f MB peak", rep.RSSBeforeMB, rep.RSSPeakMB)
+	if runtime.GOOS == "linux" && (rep.RSSBeforeMB <= 0 || rep.RSSPeakMB < rep.RSSBeforeMB || rep.RSSAfterMB <= 0) {
+		t.Fatalf("RSS %.1f MB before, %.1f MB peak, %.1f MB after", rep.RSSBeforeMB, rep.RSSPeakMB, rep.RSSAfterMB)
 	}
 }
