@@ -169,16 +169,23 @@ func get(c *http.Client, u string) (string, error) {
 	return string(b), err
 }
 
+// procFile returns the server process's file /proc/PID/name (nil when
+// the server was not started here or the file cannot be read).
+func (s *server) procFile(name string) []byte {
+	if s.proc == nil {
+		return nil
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", s.proc.Pid, name))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
 // rss returns the resident set size of a server started here, in bytes
 // (Linux; 0 when unknown).
 func (s *server) rss() uint64 {
-	if s.proc == nil {
-		return 0
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.proc.Pid))
-	if err != nil {
-		return 0
-	}
+	b := s.procFile("status")
 	for _, line := range strings.Split(string(b), "\n") {
 		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
 			var kb uint64
@@ -193,13 +200,7 @@ func (s *server) rss() uint64 {
 // cpu returns the CPU seconds the server process has used (Linux; 0 when
 // unknown).
 func (s *server) cpu() float64 {
-	if s.proc == nil {
-		return 0
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.proc.Pid))
-	if err != nil {
-		return 0
-	}
+	b := s.procFile("stat")
 	// Fields after the command name (which may hold spaces) in ")".
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
