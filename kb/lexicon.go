@@ -38,17 +38,52 @@ const (
 )
 
 // lexicon is one language's table: a stem → the groups it expands through.
+// It is read once per process (at the first search with the lexicon on) and
+// keeps the embedded text: a group is its line's list of stems, split when
+// it is used, and a stem's groups are a chain through one array, so reading
+// both tables takes one map entry per stem and a few allocations in all.
 type lexicon struct {
-	syn, hyper map[string][]int32
-	groups     [][]string // the stems each group expands into
+	syn, hyper map[string]lexChain // stem → its postings
+	posts      []lexPost
+	groups     []string // each group's stems, "|"-separated, a "-" before some
 }
+
+// lexChain is a stem's first and last posting (index+1 into posts), in the
+// order of the table.
+type lexChain struct{ first, last int32 }
+
+// lexPost is one group a stem expands through, and the stem's next posting
+// (index+1 into posts; 0 ends the chain).
+type lexPost struct{ group, next int32 }
 
 var lexicons = sync.OnceValue(func() [2]*lexicon {
 	return [2]*lexicon{parseLexicon(lexiconEN), parseLexicon(lexiconSV)}
 })
 
+// parseLexicon reads a table in the format kb/internal/gen writes:
+// "=a|-b|c" is a group of synonyms that a and c (not b) expand through into
+// a, b and c; "^a|b>c|d" a group of hypernyms a and b expand through into c
+// and d.
 func parseLexicon(text string) *lexicon {
-	l := &lexicon{syn: map[string][]int32{}, hyper: map[string][]int32{}}
+	n := strings.Count(text, "\n")
+	l := &lexicon{
+		syn:    make(map[string]lexChain, n),
+		hyper:  make(map[string]lexChain, n/2),
+		posts:  make([]lexPost, 0, 2*n),
+		groups: make([]string, 0, n),
+	}
+	link := func(m map[string]lexChain, w string, id int32) {
+		l.posts = append(l.posts, lexPost{group: id})
+		p := int32(len(l.posts))
+		c := m[w]
+		if c.first == 0 {
+			c.first = p
+		} else {
+			l.posts[c.last-1].next = p
+		}
+		c.last = p
+		m[w] = c
+	}
 	for len(text) > 0 {
 		line, rest, _ := strings.Cut(text, "\n")
 		text = rest
@@ -58,28 +93,34 @@ func parseLexicon(text string) *lexicon {
 		id := int32(len(l.groups))
 		switch line[0] {
 		case '=':
-			var targets []string
 			for w := range strings.SplitSeq(line[1:], "|") {
-				if src, ok := strings.CutPrefix(w, "-"); ok {
-					targets = append(targets, src)
-					continue
+				if !strings.HasPrefix(w, "-") {
+					link(l.syn, w, id)
 				}
-				targets = append(targets, w)
-				l.syn[w] = append(l.syn[w], id)
 			}
-			l.groups = append(l.groups, targets)
+			l.groups = append(l.groups, line[1:])
 		case '^':
 			srcs, hyps, ok := strings.Cut(line[1:], ">")
 			if !ok {
 				continue
 			}
 			for w := range strings.SplitSeq(srcs, "|") {
-				l.hyper[w] = append(l.hyper[w], id)
+				link(l.hyper, w, id)
 			}
-			l.groups = append(l.groups, strings.Split(hyps, "|"))
+			l.groups = append(l.groups, hyps)
 		}
 	}
 	return l
+}
+
+// each calls fn with every stem of the groups a stem expands through in m,
+// in the table's order.
+func (l *lexicon) each(m map[string]lexChain, stem string, fn func(string)) {
+	for p := m[stem].first; p != 0; p = l.posts[p-1].next {
+		for t := range strings.SplitSeq(l.groups[l.posts[p-1].group], "|") {
+			fn(strings.TrimPrefix(t, "-"))
+		}
+	}
 }
 
 // lexStem is the stem a lexicon table is keyed by.
@@ -108,24 +149,22 @@ func (ix *index) lexicon(exps *expansions, word string, bit uint8) bool {
 		} else {
 			st = lexStem(word, lang)
 		}
-		add := func(groups []int32, w float64) {
-			for _, g := range groups {
-				for _, t := range l.groups[g] {
-					if t == st || strings.Contains(t, "_") {
-						continue
-					}
-					if _, ok := ix.terms[t]; ok && ix.langs[t]&(1<<lang) != 0 {
-						exps.add(t, w)
-						found = true
-					}
+		add := func(m map[string]lexChain, w float64) {
+			l.each(m, st, func(t string) {
+				if t == st || strings.Contains(t, "_") {
+					return
 				}
-			}
+				if _, ok := ix.terms[t]; ok && ix.langs[t]&(1<<lang) != 0 {
+					exps.add(t, w)
+					found = true
+				}
+			})
 		}
 		if ix.lexKinds&LexSynonyms != 0 {
-			add(l.syn[st], wLexSynonym)
+			add(l.syn, wLexSynonym)
 		}
 		if ix.lexKinds&LexHypernyms != 0 {
-			add(l.hyper[st], wLexHypernym)
+			add(l.hyper, wLexHypernym)
 		}
 	}
 	return found
