@@ -146,14 +146,37 @@ func stems(w, lang string, buf []string) []string {
 	case English:
 		return addLemma(append(buf, english.Stem(w, true)), w)
 	case Swedish:
-		return append(buf, stemSwedish(w))
+		sv := stemSwedish(w)
+		return addVerb(append(buf, sv), sv)
 	}
 	en, sv := english.Stem(w, true), stemSwedish(w)
 	buf = append(buf, en)
 	if sv != en {
 		buf = append(buf, sv)
 	}
-	return addLemma(buf, w)
+	return addVerb(addLemma(buf, w), sv)
+}
+
+// addVerb adds to a Swedish noun's stems the stem of the verb it is made
+// from when its stem ends in "-ning" or "-ering" ("synkning" is also
+// "synka", "registrering" "registrera"), as an English "-ing" form stems as
+// its verb. The noun's own stem stays. Stems under 8 letters are left
+// alone: there the ending is often the verb's own "n" ("räkning" is made
+// from "räkna", not "räka") or no ending at all ("tidning").
+func addVerb(buf []string, sv string) []string {
+	var verb string
+	switch {
+	case strings.HasSuffix(sv, "ering") && utf8.RuneCountInString(sv) >= 8:
+		verb = strings.TrimSuffix(sv, "ing") + "a"
+	case strings.HasSuffix(sv, "ning") && utf8.RuneCountInString(sv) >= 8:
+		verb = strings.TrimSuffix(sv, "ning") + "a"
+	default:
+		return buf
+	}
+	if st := swedish.Stem(verb, true); !slices.Contains(buf, st) {
+		buf = append(buf, st)
+	}
+	return buf
 }
 
 // detectLang guesses whether text is English or Swedish from its stop

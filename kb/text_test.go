@@ -70,3 +70,37 @@ func BenchmarkTokenize(b *testing.B) {
 		tokenize(msg, func(string) {})
 	}
 }
+
+// TestSwedishVerbNouns: a Swedish noun in -ning or -ering (8 letters or
+// more) also stems as its verb; shorter ones, whose ending is often the
+// verb's own "n" or no ending at all, do not.
+func TestSwedishVerbNouns(t *testing.T) {
+	for _, c := range []struct {
+		word, verb string
+		has        bool
+	}{
+		{"synkningen", "synka", true},
+		{"betalningar", "betala", true},
+		{"uppladdning", "ladda upp", false}, // a particle verb: the stem is "upplad", not "ladd"
+		{"uppladdning", "uppladda", true},
+		{"registreringen", "registrera", true},
+		{"uppdateringar", "uppdaterar", true},
+		{"räkning", "räka", false},
+		{"tidningen", "tida", false},
+		{"störning", "stör", true},
+	} {
+		got := stems(c.word, Swedish, nil)
+		var want string
+		if w, _, ok := strings.Cut(c.verb, " "); ok {
+			want = stemSwedish(w)
+		} else {
+			want = stemSwedish(c.verb)
+		}
+		if slices.Contains(got, want) != c.has {
+			t.Errorf("stems(%q) = %q: holds %q (the stem of %q) %v, want %v", c.word, got, want, c.verb, !c.has, c.has)
+		}
+		if got[0] != stemSwedish(c.word) {
+			t.Errorf("stems(%q) = %q: the noun's own stem %q must come first", c.word, got, stemSwedish(c.word))
+		}
+	}
+}
