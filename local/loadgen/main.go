@@ -354,7 +354,7 @@ func target(ctx context.Context, o options, stderr io.Writer) (gw *server, stop 
 		cleanup()
 		return nil, nil, err
 	}
-	gw.target = "in-process child: local -token-delay 0 -no-rate-limit"
+	gw.target = "child process: local -token-delay 0 -no-rate-limit"
 	return gw, func() { gw.stop(); cleanup() }, nil
 }
 
