@@ -116,7 +116,8 @@ func TestCalibrateThresholds(t *testing.T) {
 // development part of testdata/retrieval.jsonl: of the messages answered
 // with high confidence, at least 90 % have their answer among the first 3
 // hits, more than of those answered with low confidence (an off-topic
-// message answered counts as wrong). It prints both parts' figures.
+// message answered counts as wrong). It prints both parts' figures, and
+// what confidence their off-topic messages get.
 func TestConfidence(t *testing.T) {
 	base, err := Default()
 	if err != nil {
@@ -124,17 +125,22 @@ func TestConfidence(t *testing.T) {
 	}
 	type tally struct{ right, all int }
 	var conf [2]map[Confidence]*tally // dev, held out
+	var off [2]map[Confidence]int     // off-topic messages by confidence
 	for i := range conf {
 		conf[i] = map[Confidence]*tally{ConfidenceHigh: {}, ConfidenceLow: {}}
+		off[i] = map[Confidence]int{}
 	}
 	for _, c := range loadRetrievalCases(t) {
 		r := base.Find(c.Query, 3)
-		if r.Confidence == ConfidenceNone {
-			continue
-		}
 		part := 0
 		if c.Heldout {
 			part = 1
+		}
+		if c.Answers == nil {
+			off[part][r.Confidence]++
+		}
+		if r.Confidence == ConfidenceNone {
+			continue
 		}
 		var s retrievalScore
 		ok := c.Answers != nil && s.add(c, r.Hits)
@@ -148,6 +154,8 @@ func TestConfidence(t *testing.T) {
 	for i, name := range []string{"development", "held out"} {
 		h, l := conf[i][ConfidenceHigh], conf[i][ConfidenceLow]
 		t.Logf("%s: high %d/%d (%.2f) answered, low %d/%d (%.2f)", name, h.right, h.all, prec(h), l.right, l.all, prec(l))
+		o := off[i]
+		t.Logf("%s off topic: nothing %d, low %d, high %d", name, o[ConfidenceNone], o[ConfidenceLow], o[ConfidenceHigh])
 	}
 	h, l := conf[0][ConfidenceHigh], conf[0][ConfidenceLow]
 	if prec(h) < 0.9 || prec(h) <= prec(l) {
