@@ -103,11 +103,14 @@ var extraStop = map[string]bool{
 	"thanks": true, "thank": true, "thx": true, "u": true, "ur": true, "im": true,
 	"whats": true, "wat": true, "wot": true, "dont": true, "cant": true, "can't": true,
 	"would": true, "could": true, "also": true, "much": true, "many": true,
-	"want": true, "wanna": true, "like": true, "tell": true, "know": true, "need": true,
+	"want": true, "like": true, "tell": true, "know": true, "need": true,
 	"get": true, "got": true, "let": true, "ok": true, "okay": true, "yes": true,
 	"anything": true, "something": true, "anyone": true, "someone": true,
 	"happen": true, "happens": true, "mate": true, "guys": true, "us": true,
 	"may": true, "might": true, "must": true, "shall": true, "still": true,
+	// informal spellings of function words
+	"gonna": true, "wanna": true, "gotta": true, "kinda": true, "sorta": true,
+	"dunno": true, "lemme": true, "gimme": true, "ya": true, "yall": true,
 	// Swedish
 	"hej": true, "hallå": true, "tack": true, "snälla": true, "ska": true, "vill": true,
 	"får": true, "få": true, "fick": true, "finns": true, "gör": true, "göra": true, "också": true,
