@@ -68,8 +68,11 @@ func TestOffTopicRule(t *testing.T) {
 		"I'm Anna from Västerås and I wonder what Premium costs":      {"kb/en/pricing.md", ConfidenceHigh},
 		"Hej, jag heter Anna och bor i Västerås. Vad kostar Premium?": {"kb/sv/priser.md", ConfidenceHigh},
 		"I pay for Spotify already. What does Premium cost?":          {"kb/en/pricing.md", ConfidenceHigh},
-		"is ther a fre trial for premum":                              {"kb/en/plans.md", ConfidenceLow},
-		"vad kostar lagringstillägget":                                {"kb/sv/priser.md", ConfidenceHigh},
+		// a question off topic alone, read with the statement before it
+		"The card payment failed yesterday. Do you retry it automatically?": {"kb/en/payment.md", ""},
+		"Kortbetalningen gick inte igenom. Provar ni igen automatiskt?":     {"kb/sv/betalning.md", ""},
+		"is ther a fre trial for premum":                                    {"kb/en/plans.md", ConfidenceLow},
+		"vad kostar lagringstillägget":                                      {"kb/sv/priser.md", ConfidenceHigh},
 		// an unknown word in a longer question does not put it off
 		// topic; it makes the search less sure
 		"My files vanished after I deleted them by mistake, can you help?": {"kb/en/storage.md", ConfidenceLow},

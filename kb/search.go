@@ -71,6 +71,7 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, v verdict) 
 	var found [2][][]ranked // per kind of part (question, statement): the ranked hits of each part
 	var best [2]verdict     // per kind of part: the best part's verdict
 	var before []string     // the words of the parts before
+	var said []qword        // the words of the statements before that were on topic
 	offTopicQuestion := false
 	for _, p := range parts {
 		ws := b.analyse(p, lang, names, &budget)
@@ -82,6 +83,19 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, v verdict) 
 		}
 		hs, v := b.searchPart(s, ws, p, context, lang, k, fl)
 		s.reset()
+		if p.question && (len(hs) == 0 || !fl.answers(v)) && len(said) > 0 &&
+			!slices.ContainsFunc(ws, func(q qword) bool { return q.name && !q.vouches() }) {
+			// A question off topic on its own, after statements on topic,
+			// that names nothing the base does not know is read with
+			// them: "My card payment failed. Will you try again
+			// automatically?" (but not "I have Premium. What does Netflix
+			// cost?").
+			hs, v = b.searchPart(s, append(slices.Clone(said), ws...), p, nil, lang, k, fl)
+			s.reset()
+		}
+		if !p.question && len(hs) > 0 && fl.answers(v) {
+			said = append(said, ws...)
+		}
 		if len(hs) == 0 || !fl.answers(v) {
 			// nothing covers enough of this part: off topic (and no
 			// context for the parts after it)
