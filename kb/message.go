@@ -156,6 +156,23 @@ func splitMessage(msg string) []msgPart {
 				end = i + utf8.RuneLen(r)
 			}
 		}
+		if end < 0 && isEmoji(r) {
+			// an emoji ends a sentence in a chat ("for his game clips 😅
+			// can he have an account?") when a space follows it (after
+			// any modifiers or joined emoji)
+			j := i + utf8.RuneLen(r)
+			for j < len(msg) {
+				n, size := utf8.DecodeRuneInString(msg[j:])
+				if !unicode.Is(unicode.So, n) && !unicode.Is(unicode.Mn, n) && !unicode.Is(unicode.Sk, n) && n != '\u200d' && !unicode.Is(unicode.Variation_Selector, n) {
+					break
+				}
+				j += size
+			}
+			next, _ := utf8.DecodeRuneInString(msg[j:])
+			if j < len(msg) && unicode.IsSpace(next) {
+				end = j
+			}
+		}
 		if end >= 0 && end > start {
 			flush(msg[start:end], r == '?')
 			start = end
@@ -266,3 +283,10 @@ någon något några också bara själv sedan efter innan under över alla allt 
 	}
 	return newFuzzyList(words)
 }()
+
+// isEmoji reports a rune of the emoji blocks: pictographs, emoticons,
+// transport and map symbols, supplemental symbols (U+1F000–U+1FAFF), and
+// the miscellaneous symbols and dingbats (U+2600–U+27BF).
+func isEmoji(r rune) bool {
+	return r >= 0x1F000 && r <= 0x1FAFF || r >= 0x2600 && r <= 0x27BF
+}

@@ -19,7 +19,13 @@ func TestSplitMessage(t *testing.T) {
 		"Quick one from me - do students get a discount": {
 			{clauses: []string{"Quick one from me -"}}, {clauses: []string{"do students get a discount"}, question: true}},
 		"Visa and Mastercard, 12.5 kr": {{clauses: []string{"Visa and Mastercard", " 12.5 kr"}}},
-		"":                             nil,
+		// an emoji (with its modifiers and joined emoji) ends a sentence
+		"My kid wants space for game clips 😅 can he have an account?": {
+			{clauses: []string{"My kid wants space for game clips 😅"}}, {clauses: []string{"can he have an account?"}, question: true}},
+		"tack 👍🏽 vad kostar Familj?": {
+			{clauses: []string{"tack 👍🏽"}}, {clauses: []string{"vad kostar Familj?"}, question: true}},
+		"Molnlagret™ and 😅x": {{clauses: []string{"Molnlagret™ and 😅x"}}},
+		"":                   nil,
 	} {
 		assert.Equal(t, want, splitMessage(msg), msg)
 	}
