@@ -126,7 +126,7 @@ var extraStop = map[string]bool{
 	"make": true, "people": true, "thing": true, "things": true, "way": true,
 	"lång": true, "långt": true, "länge": true, "många": true, "stor": true,
 	"stort": true, "stora": true, "liten": true, "litet": true, "hitta": true,
-	"hittar": true, "se": true, "ser": true, "kolla": true, "använda": true,
+	"hittar": true, "se": true, "ser": true, "kolla": true, "titta": true, "tittar": true, "använda": true,
 	"fungerar": true, "funkar": true, "folk": true, "personer": true,
 	"sak": true, "saker": true, "sätt": true, "vara": true,
 }
