@@ -206,18 +206,19 @@ func TestRetrievalLabels(t *testing.T) {
 // Thresholds of TestRetrieval, over the development part of the set. They
 // guard against regressions, a little under what the search does now: the
 // development part took 11 answerable messages holding words the base lacks
-// (recall@3 0.95 → 0.93), then 80 messages written blind from the base's
-// files by an engineer who ran no search (recall@3 0.94 → 0.89, rejection
-// 0.82 → 0.77). Issue 23's target stays recall@3 0.95 and rejection 0.90.
+// (recall@3 0.95 → 0.93), then 180 messages in two batches written blind
+// from the base's files by engineers who ran no search (recall@3 0.94 →
+// 0.87, rejection 0.82 → 0.74). Issue 23's target stays recall@3 0.95 and
+// rejection 0.90.
 const (
-	minRecall3   = 0.88
-	minRejection = 0.75
+	minRecall3   = 0.85
+	minRejection = 0.72
 )
 
 // TestRetrieval searches every message of testdata/retrieval.jsonl for 3
 // hits, prints recall@1, recall@3 and MRR per part (dev, held-out, and
 // each held-out batch), language and kind, and the off-topic rejection rate, and fails when the
-// development part falls under recall@3 0.88 or rejection 0.75. The
+// development part falls under recall@3 0.85 or rejection 0.72. The
 // held-out part is reported, not enforced: it measures how retrieval does on
 // messages it was not tuned on, and its misses are listed only with
 // KBHELDOUT=1, so that reading them is a choice, not a side effect.
