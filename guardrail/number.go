@@ -114,6 +114,9 @@ var unitNames = enumNames{"unit", names[:]}
 // String returns the unit's name ("" for none).
 func (u Unit) String() string { return unitNames.name(int(u)) }
 
+// Currency reports whether u is a currency ("SEK", "USD", "kroner").
+func (u Unit) Currency() bool { return u >= 1 && uint8(u) <= lastCurrency }
+
 // MarshalText returns the unit's name.
 func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
 

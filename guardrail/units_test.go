@@ -27,7 +27,8 @@ func unitRows() (out []struct {
 }
 
 // TestUnitRows: every row has a dimension and a name, each spelling is of
-// one row only, and every spelling reads as its unit after a number.
+// one row only, and every spelling reads as its unit after a number (a
+// currency exactly when its row is one).
 func TestUnitRows(t *testing.T) {
 	seen := map[string]string{}
 	for _, r := range unitRows() {
@@ -43,6 +44,8 @@ func TestUnitRows(t *testing.T) {
 				ns := Extract(text)
 				if len(ns) != 1 || ns[0].Unit.String() != r.name {
 					t.Errorf("Extract(%q) = %+v, want one number in %s", text, ns, r.name)
+				} else if ns[0].Unit.Currency() != (r.dim == "currency") {
+					t.Errorf("Extract(%q): %s.Currency() = %v in dimension %s", text, r.name, ns[0].Unit.Currency(), r.dim)
 				}
 			}
 		}

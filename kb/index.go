@@ -79,6 +79,8 @@ type index struct {
 
 	currencyOnce sync.Once
 	currencyIdx  []string // the surface words that name a currency (see currencies)
+	unitOnce     sync.Once
+	unitIdx      map[string][]string // a unit → the surface words that name it (see units)
 }
 
 // expansionCache remembers what query words expand to: expanding a word the
@@ -481,6 +483,9 @@ func (ix *index) expand(word, lang string) (exps expansions, exact, known, spelt
 		known = true
 	}
 	if !exact && ix.currency(&exps, word) {
+		known = true
+	}
+	if !exact && ix.unit(&exps, word) {
 		known = true
 	}
 	spelt = spelt && !known
