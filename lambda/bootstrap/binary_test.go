@@ -48,11 +48,19 @@ func TestMain(m *testing.M) {
 
 // build cross-compiles the bootstrap as it is deployed and returns the
 // path of the binary.
-func build(t *testing.T, goarch string) string {
+func build(t testing.TB, goarch string) string {
+	t.Helper()
+	return buildPackage(t, ".", goarch)
+}
+
+// buildPackage builds the main package pkg (relative to this directory) as
+// the bootstrap is deployed and returns the path of the binary.
+func buildPackage(t testing.TB, pkg, goarch string) string {
 	t.Helper()
 	builds.Lock()
 	defer builds.Unlock()
-	if bin := builds.bin[goarch]; bin != "" {
+	key := pkg + " " + goarch
+	if bin := builds.bin[key]; bin != "" {
 		return bin
 	}
 	if builds.dir == "" {
@@ -62,13 +70,13 @@ func build(t *testing.T, goarch string) string {
 		}
 		builds.dir, builds.bin = dir, map[string]string{}
 	}
-	out := filepath.Join(builds.dir, goarch, "bootstrap")
-	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", out, ".")
+	out := filepath.Join(builds.dir, goarch, filepath.Clean(pkg), "bootstrap")
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", out, "./"+filepath.Clean(pkg))
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch)
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("GOARCH=%s go build: %v\n%s", goarch, err, msg)
+		t.Fatalf("GOARCH=%s go build %s: %v\n%s", goarch, pkg, err, msg)
 	}
-	builds.bin[goarch] = out
+	builds.bin[key] = out
 	return out
 }
 
@@ -97,7 +105,8 @@ func TestCrossBuild(t *testing.T) {
 // on when its client goes away).
 type runtimeAPI struct {
 	events    chan invocation
-	timeout   time.Duration // the function timeout: the deadline handed out
+	next      chan time.Time // when set, gets the arrival time of a GET next if it has room
+	timeout   time.Duration  // the function timeout: the deadline handed out
 	mu        sync.Mutex
 	responses map[string]chan []byte
 	n         int
@@ -116,7 +125,7 @@ type invocation struct {
 	body []byte
 }
 
-func newRuntimeAPI(t *testing.T) (*runtimeAPI, string) {
+func newRuntimeAPI(t testing.TB) (*runtimeAPI, string) {
 	r := &runtimeAPI{events: make(chan invocation), timeout: time.Minute, responses: map[string]chan []byte{}}
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
@@ -130,6 +139,12 @@ func (r *runtimeAPI) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	case req.URL.Path == emulator.InvokePath:
 		r.serveInvoke(w, req)
 	case req.Method == http.MethodGet && p == "invocation/next":
+		if r.next != nil {
+			select {
+			case r.next <- time.Now():
+			default:
+			}
+		}
 		select {
 		case inv := <-r.events:
 			w.Header().Set("Lambda-Runtime-Aws-Request-Id", inv.id)
@@ -268,7 +283,7 @@ func wsEvent(typ, conn, body string) events.APIGatewayWebsocketProxyRequest {
 // (GROUNDWIRE_DYNAMO_ENDPOINT wins); "" when there is none.
 // needBinaryHost skips a test that runs the Lambda binary with -short, and
 // on hosts where the binary cannot run.
-func needBinaryHost(t *testing.T) {
+func needBinaryHost(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the Lambda binary (slow); skipped with -short")
@@ -429,16 +444,14 @@ func startFunction(t *testing.T, bin, rtAddr, dynamo, table, mgmt string, env ..
 	t.Helper()
 	logs := &syncBuffer{}
 	cmd := exec.Command(bin)
-	cmd.Env = append([]string{
-		"AWS_LAMBDA_RUNTIME_API=" + rtAddr,
-		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local",
+	cmd.Env = append(append(lambdaEnv(rtAddr),
 		"AWS_EC2_METADATA_DISABLED=true",
-		"AWS_ENDPOINT_URL_DYNAMODB=" + dynamo,
-		"GROUNDWIRE_TABLE=" + table,
-		"GROUNDWIRE_ENDPOINT=" + mgmt,
+		"AWS_ENDPOINT_URL_DYNAMODB="+dynamo,
+		"GROUNDWIRE_TABLE="+table,
+		"GROUNDWIRE_ENDPOINT="+mgmt,
 		"GROUNDWIRE_AUTH_TOKEN=s3cret",
 		"GROUNDWIRE_AWS_TIMEOUT=1s",
-	}, env...)
+	), env...)
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -451,6 +464,15 @@ func startFunction(t *testing.T, bin, rtAddr, dynamo, table, mgmt string, env ..
 		}
 	})
 	return logs
+}
+
+// lambdaEnv is the environment the Lambda service gives a function (with
+// a dummy region and credentials), its Runtime API at rtAddr.
+func lambdaEnv(rtAddr string) []string {
+	return []string{
+		"AWS_LAMBDA_RUNTIME_API=" + rtAddr,
+		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local",
+	}
 }
 
 // syncBuffer is a bytes.Buffer safe to read while a process writes to it.
