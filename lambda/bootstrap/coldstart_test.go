@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -60,6 +63,43 @@ func BenchmarkColdStart(b *testing.B) {
 		b.ReportMetric(ms(median(f.times)), f.metric)
 	}
 	b.ReportMetric(float64(median(fns[0].times))/float64(median(fns[1].times)), "init-ratio")
+}
+
+// TestColdStartReadme checks the README's command of "Cold start": its
+// -bench pattern selects BenchmarkColdStart and kb's BenchmarkDefault, in
+// the packages it names, and nothing else there.
+func TestColdStartReadme(t *testing.T) {
+	cmds := readmeBlocks(t, "### Cold start")
+	if len(cmds) != 1 {
+		t.Fatalf("want one command, got %q", cmds)
+	}
+	m := regexp.MustCompile(`-bench '([^']+)'`).FindStringSubmatch(cmds[0])
+	if m == nil {
+		t.Fatalf("no -bench '…' in %q", cmds[0])
+	}
+	pattern := regexp.MustCompile(m[1])
+	want := map[string]string{"./lambda/bootstrap/": "BenchmarkColdStart", "./kb/": "BenchmarkDefault"}
+	for dir, bench := range want {
+		if !strings.Contains(cmds[0], " "+dir) {
+			t.Errorf("%q does not name %s", cmds[0], dir)
+		}
+		files, _ := filepath.Glob(filepath.Join("../..", dir, "*_test.go"))
+		var selected []string
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range regexp.MustCompile(`(?m)^func (Benchmark\w+)\(`).FindAllStringSubmatch(string(src), -1) {
+				if pattern.MatchString(name[1]) {
+					selected = append(selected, name[1])
+				}
+			}
+		}
+		if len(selected) != 1 || selected[0] != bench {
+			t.Errorf("-bench %q selects %v in %s, want %s", m[1], selected, dir, bench)
+		}
+	}
 }
 
 // coldFunction is a binary BenchmarkColdStart starts and its init times.
