@@ -295,9 +295,17 @@ func Load(fsys fs.FS, opts ...Option) (*Base, error) {
 		return nil, errors.Join(append([]error{ErrEmpty}, b.problems...)...)
 	}
 	b.snippets = docs
+	// The index and the sentences' analysis read the snippets and write
+	// nothing the other reads: on a machine with more than one core (a
+	// Lambda function of 1,769 MB or more) they are built side by side.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		addSentences(docs)
+	}()
 	b.idx = buildIndex(docs, chunks)
 	b.idx.lexKinds = o.lex
-	addSentences(docs)
+	<-done
 	return b, nil
 }
 
