@@ -43,6 +43,11 @@ import (
 func main() {
 	createTable := flag.Bool("create-table", false, "create the DynamoDB table GROUNDWIRE_TABLE unless it exists, enable its TTL, and exit (local runs)")
 	flag.Parse()
+	if !*createTable {
+		// The embedded knowledge base loads (once; newHandler takes it)
+		// while the configuration, the AWS SDK and any SSM secrets are read.
+		go kb.Default() // its error, if any, newHandler reports
+	}
 	cfg, err := loadConfig(os.Getenv)
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	if err != nil {
