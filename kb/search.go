@@ -74,14 +74,14 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, v verdict) 
 	var said []qword        // the words of the statements before that were on topic
 	offTopicQuestion := false
 	for _, p := range parts {
-		ws := b.analyse(p, lang, names, &budget)
+		ws, tokens := b.analyse(p, lang, names, &budget)
 		// A part of one or two words leans on the parts before it: "How
 		// much is Family and how much storage do we get?"
 		var context []string
 		if len(ws) <= 2 {
 			context = before
 		}
-		hs, v := b.searchPart(s, ws, p, context, lang, k, fl)
+		hs, v := b.searchPart(s, ws, tokens, context, lang, k, fl)
 		s.reset()
 		if p.question && (len(hs) == 0 || !fl.answers(v)) && len(said) > 0 &&
 			!slices.ContainsFunc(ws, func(q qword) bool { return q.name && !q.vouches() }) {
@@ -90,7 +90,7 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, v verdict) 
 			// them: "My card payment failed. Will you try again
 			// automatically?" (but not "I have Premium. What does Netflix
 			// cost?").
-			hs, v = b.searchPart(s, append(slices.Clone(said), ws...), p, nil, lang, k, fl)
+			hs, v = b.searchPart(s, append(slices.Clone(said), ws...), tokens, nil, lang, k, fl)
 			s.reset()
 		}
 		if !p.question && len(hs) > 0 && fl.answers(v) {
@@ -198,14 +198,21 @@ func merge(lists [][]ranked, k int) []ranked {
 // the relevance floor on, one salient word puts the part off topic.
 //
 // budget is the number of words the message may still expand (see
-// maxMessageWords); the words after it are not read.
-func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *int) []qword {
+// maxMessageWords); the words after it are not read. all is every token of
+// the part's clauses, in order (what searchPart reads its hints from).
+func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *int) (out []qword, all []string) {
 	ix := b.idx
 	maxIDF := ix.idf(1)
-	var out []qword
-	first := true // the first word of the part, capitalised as any first word
+	var origs []string // as written, beside all
+	first := true      // the first word of the part, capitalised as any first word
 	for _, clause := range p.clauses {
-		var tokens []string
+		// the clause's tokens, read once
+		from := len(all)
+		tokenizeOrig(clause, func(tok, orig string) {
+			all = append(all, tok)
+			origs = append(origs, orig)
+		})
+		tokens := all[from:len(all):len(all)]
 		var ws []qword
 		knows := false
 		seen := func(w string) bool {
@@ -290,9 +297,6 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *in
 			}
 			ws = append(ws, q)
 		}
-		tokenizeOrig(clause, func(tok, orig string) {
-			tokens = append(tokens, tok)
-		})
 		pwords, cov := phrases(tokens, phraseWords)
 		covered = cov
 		nouns = ix.otherNouns(tokens, lang)
@@ -304,12 +308,12 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *in
 				maps.Copy(names, slots)
 			}
 		}
-		tokenizeOrig(clause, func(tok, orig string) {
+		for i, tok := range tokens {
 			if !stopWord(tok) && !conversationWords[tok] {
-				addWord(tok, orig)
+				addWord(tok, origs[from+i])
 			}
 			first = false
-		})
+		}
 		for _, w := range pwords {
 			covered[w] = false
 			addWord(w, w)
@@ -319,7 +323,7 @@ func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *in
 		}
 		out = append(out, ws...)
 	}
-	return out
+	return out, all
 }
 
 // lexOnly reports expansions that all come from the lexicon (see
@@ -371,14 +375,15 @@ func isSalient(w, orig string, names map[string]bool, filler bool) bool {
 	return true
 }
 
-// searchPart ranks the snippets for the words of one part, with the words
-// of context (they add a little to a snippet's score).
+// searchPart ranks the snippets for the words of one part (tokens: all its
+// tokens, see analyse), with the words of context (they add a little to a
+// snippet's score).
 //
 // Its verdict holds the share of the part's weight that the best of its k
 // best snippets by score covers (before duplicates are discounted, see
 // diversify), and the shares held by words the knowledge base does not
 // know and by unknown names.
-func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string, lang string, k int, fl floor) (hits []ranked, v verdict) {
+func (b *Base) searchPart(s *scratch, words []qword, tokens []string, context []string, lang string, k int, fl floor) (hits []ranked, v verdict) {
 	ix := b.idx
 	// Numbers count in the floor only in a part of nothing but numbers:
 	// "300 000 kr" says nothing of what a question is about.
@@ -409,10 +414,6 @@ func (b *Base) searchPart(s *scratch, words []qword, p msgPart, context []string
 		if len(w.exps) > 0 {
 			ix.score(s, w.exps, w.weight, w.rank, true)
 		}
-	}
-	var tokens []string
-	for _, c := range p.clauses {
-		tokenize(c, func(tok string) { tokens = append(tokens, tok) })
 	}
 	hints, _ := phrases(tokens, phraseHints)
 	for _, h := range hints {

@@ -104,3 +104,29 @@ func TestSwedishVerbNouns(t *testing.T) {
 		}
 	}
 }
+
+// TestPhraseLookupAllocs guards that looking a message's words up in the
+// phrase tables allocates only for what is found: the n-grams are joined
+// in a buffer, not as strings (two searches a message each joined up to
+// 2n−3 of them).
+func TestPhraseLookupAllocs(t *testing.T) {
+	var none, some []string
+	tokenize("can I pay for my subscription with a gift card", func(tok string) { none = append(none, tok) })
+	tokenize("how much does it cost to run the app on my phone", func(tok string) { some = append(some, tok) })
+	if w, _ := phrases(none, phraseHints); len(w) != 0 {
+		t.Fatalf("phrases(%q) = %q, want none", none, w)
+	}
+	if w, _ := phrases(some, phraseHints); len(w) == 0 {
+		t.Fatalf("phrases(%q) found none", some)
+	}
+	if n := testing.AllocsPerRun(100, func() { phrases(none, phraseHints) }); n != 0 {
+		t.Errorf("phrases with no phrase found: %.0f allocations, want 0", n)
+	}
+	// what it returns: the words and the set of covered tokens
+	if n := testing.AllocsPerRun(100, func() { phrases(some, phraseHints) }); n > 3 {
+		t.Errorf("phrases with one phrase found: %.0f allocations, want at most 3", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { platformSlots(none, nil) }); n != 0 {
+		t.Errorf("platformSlots with no slot: %.0f allocations, want 0", n)
+	}
+}

@@ -2,7 +2,6 @@ package kb
 
 import (
 	"slices"
-	"strings"
 )
 
 // The thesaurus: words customers use for the same thing in a support
@@ -218,9 +217,11 @@ var slotFillers = wordSet("my a an the our min mitt mina en ett vår")
 // is what the supported systems answer, not a sign that the question is
 // about something else: it weighs nothing in the off-topic rule.
 func platformSlots(tokens []string, slots map[string]bool) map[string]bool {
+	var arr [64]byte
+	key := arr[:0]
 	for n := 3; n >= 2; n-- {
 		for i := 0; i+n < len(tokens); i++ {
-			if phraseWords[strings.Join(tokens[i:i+n], " ")] != "system" {
+			if key = joinKey(key, tokens[i:i+n]); phraseWords[string(key)] != "system" {
 				continue
 			}
 			j := i + n
@@ -322,6 +323,19 @@ func nearSynonym(word string) string {
 	return firstNear(r, thesaurusWords, editBudget(len(r)))
 }
 
+// joinKey is strings.Join(tokens, " ") written into buf (reused), so that
+// a phrase table is looked up as table[string(key)] without allocating.
+func joinKey(buf []byte, tokens []string) []byte {
+	buf = buf[:0]
+	for i, t := range tokens {
+		if i > 0 {
+			buf = append(buf, ' ')
+		}
+		buf = append(buf, t...)
+	}
+	return buf
+}
+
 func contains(s []string, w string) bool {
 	for _, x := range s {
 		if x == w {
@@ -334,13 +348,22 @@ func contains(s []string, w string) bool {
 // phrases returns the phrases of table found in a tokenized query: the word
 // each stands for, and the tokens it covers.
 func phrases(tokens []string, table map[string]string) (words []string, covered map[string]bool) {
-	used := make([]bool, len(tokens)) // the longest phrase wins
+	var usedArr [32]bool
+	used := usedArr[:0] // the longest phrase wins
+	if len(tokens) <= len(usedArr) {
+		used = usedArr[:len(tokens)]
+	} else {
+		used = make([]bool, len(tokens))
+	}
+	var arr [64]byte
+	key := arr[:0]
 	for n := 3; n >= 2; n-- {
 		for i := 0; i+n <= len(tokens); i++ {
 			if slices.Contains(used[i:i+n], true) {
 				continue
 			}
-			if w, ok := table[strings.Join(tokens[i:i+n], " ")]; ok {
+			key = joinKey(key, tokens[i:i+n])
+			if w, ok := table[string(key)]; ok {
 				for j := i; j < i+n; j++ {
 					used[j] = true
 				}
