@@ -129,13 +129,7 @@ func splitMessage(msg string) []msgPart {
 			return
 		}
 		for _, piece := range splitQuestions(s) {
-			first := ""
-			tokenize(piece, func(tok string) {
-				if first == "" {
-					first = tok
-				}
-			})
-			parts = append(parts, msgPart{clauses: strings.Split(piece, ","), question: q || questionWords[first]})
+			parts = append(parts, msgPart{clauses: strings.Split(piece, ","), question: q || questionWords[firstToken(piece)]})
 		}
 	}
 	start := 0
@@ -189,13 +183,35 @@ func splitQuestions(s string) []string {
 	words := strings.Fields(s)
 	from := 0
 	for i := 1; i+1 < len(words); i++ {
+		if w := strings.Trim(words[i], ",;"); len(w) != 3 && len(w) != 4 {
+			// lower-cased, no other word is "and", "och", "also" or
+			// "plus": only ASCII letters lower-case to those letters
+			continue
+		}
 		w := strings.ToLower(strings.Trim(words[i], ",;"))
 		if (w == "and" || w == "och" || w == "also" || w == "plus") && questionWords[strings.ToLower(strings.Trim(words[i+1], ",;?!."))] && i > from+1 {
 			out = append(out, strings.Join(words[from:i], " "))
 			from = i + 1
 		}
 	}
+	if from == 0 && singleSpaced(s) {
+		return append(out, s) // what joining its words gives
+	}
 	return append(out, strings.Join(words[from:], " "))
+}
+
+// singleSpaced reports whether s's words are separated by one space each,
+// with no space before the first or after the last.
+func singleSpaced(s string) bool {
+	prevSpace := true // at the start, a space would lead
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if space && (prevSpace || r != ' ') {
+			return false
+		}
+		prevSpace = space
+	}
+	return !prevSpace || s == ""
 }
 
 func wordSet(s string) map[string]bool {

@@ -1,6 +1,8 @@
 package kb
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,4 +177,51 @@ func TestAnotherWord(t *testing.T) {
 		assert.Empty(t, where(base.Search(q, 3)), q)
 	}
 	assert.NotEmpty(t, base.Search("how much is premum", 3))
+}
+
+// TestSplitQuestionsShortcuts compares splitQuestions and firstToken with
+// their plain forms (every word lower-cased and compared, the words
+// joined again; every token read) on random texts of question words,
+// conjunctions in any case, spaces of every kind and hyphens.
+func TestSplitQuestionsShortcuts(t *testing.T) {
+	plain := func(s string) []string {
+		var out []string
+		words := strings.Fields(s)
+		from := 0
+		for i := 1; i+1 < len(words); i++ {
+			w := strings.ToLower(strings.Trim(words[i], ",;"))
+			if (w == "and" || w == "och" || w == "also" || w == "plus") && questionWords[strings.ToLower(strings.Trim(words[i+1], ",;?!."))] && i > from+1 {
+				out = append(out, strings.Join(words[from:i], " "))
+				from = i + 1
+			}
+		}
+		return append(out, strings.Join(words[from:], " "))
+	}
+	pieces := []string{"and", "AND", "And", "och", "OCH", "also", "alſo", "plus", "PLUS", "what", "How", "hur", "vad",
+		"does", "it", "cost", "e-post", "a", "-", "x-y-z", "5", "Premium", "kan", ",", "?", ";", "å", "ÅR"}
+	spaces := []string{" ", " ", " ", "  ", "\t", "\u00a0", "\n", "", ", "}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 50000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(spaces[rng.IntN(len(spaces))])
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		if rng.IntN(2) == 0 {
+			b.WriteString(spaces[rng.IntN(len(spaces))])
+		}
+		s := b.String()
+		if got, want := splitQuestions(s), plain(s); !slices.Equal(got, want) {
+			t.Fatalf("splitQuestions(%q) = %q, want %q", s, got, want)
+		}
+		want := ""
+		tokenize(s, func(tok string) {
+			if want == "" {
+				want = tok
+			}
+		})
+		if got := firstToken(s); got != want {
+			t.Fatalf("firstToken(%q) = %q, want %q", s, got, want)
+		}
+	}
 }

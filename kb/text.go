@@ -28,18 +28,36 @@ func tokenize(text string, fn func(tok string)) {
 // tokenizeOrig is tokenize that also passes each token as written (its case
 // kept); for a joined hyphenated word, the text it spans.
 func tokenizeOrig(text string, fn func(tok, orig string)) {
+	tokenizeWhile(text, func(tok, orig string) bool {
+		fn(tok, orig)
+		return true
+	})
+}
+
+// firstToken is the first token tokenize gives for text, or "".
+func firstToken(text string) (first string) {
+	tokenizeWhile(text, func(tok, _ string) bool {
+		first = tok
+		return false
+	})
+	return first
+}
+
+// tokenizeWhile is tokenizeOrig that stops once fn returns false.
+func tokenizeWhile(text string, fn func(tok, orig string) bool) {
 	var (
 		start     = -1
 		parts     int // words of the hyphenated run being read
 		joinStart int
+		stopped   bool
 	)
 	// A run of words joined by hyphens only (any other character ends
 	// it), lower-cased without its hyphens, is the words' joined form:
 	// built only for a run of more than one word.
 	emitJoined := func(end int) {
-		if parts > 1 {
+		if parts > 1 && !stopped {
 			orig := text[joinStart:end]
-			fn(strings.ToLower(strings.ReplaceAll(orig, "-", "")), orig)
+			stopped = !fn(strings.ToLower(strings.ReplaceAll(orig, "-", "")), orig)
 		}
 		parts = 0
 	}
@@ -53,11 +71,14 @@ func tokenizeOrig(text string, fn func(tok, orig string)) {
 		start = -1
 		last = end
 		if utf8.RuneCountInString(tok) > 1 || isDigits(tok) {
-			fn(tok, orig)
+			stopped = !fn(tok, orig)
 		}
 		parts++
 	}
 	for i, r := range text {
+		if stopped {
+			return
+		}
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) {
 			if start < 0 {
 				start = i
@@ -71,7 +92,7 @@ func tokenizeOrig(text string, fn func(tok, orig string)) {
 			emitJoined(last)
 		}
 	}
-	if start >= 0 {
+	if start >= 0 && !stopped {
 		emit(len(text))
 	}
 	emitJoined(last)
