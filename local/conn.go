@@ -315,45 +315,51 @@ func (c *client) written(q []queued, i int) {
 	}
 }
 
-// writeQueued writes the frames queued, in one network write when there
-// are several; on failure the connection is closed.
+// writeQueued writes the frames queued, in one network write; on failure
+// the connection is closed.
 func (c *client) writeQueued() bool {
 	for {
 		q, buf := c.take()
 		if len(q) == 0 {
 			return true
 		}
-		corked := len(q) > 1 && c.fl != nil
-		if corked {
-			c.fl.cork()
+		if c.fl != nil {
+			if !c.writeBatch(q) {
+				return false
+			}
+			recycle(q, buf)
+			continue
 		}
-		// corked, the batch is one network write under one deadline
-		deadline := time.Now().Add(c.s.cfg.WriteWait)
+		// without the frame-limit wrapper (never after an upgrade):
+		// gorilla/websocket writes each frame
 		for i, f := range q {
-			if i > 0 && !corked {
-				deadline = time.Now().Add(c.s.cfg.WriteWait)
-			}
-			if !c.write(f.data, deadline) {
+			if !c.write(f.data, time.Now().Add(c.s.cfg.WriteWait)) {
 				return false
 			}
-			if !corked {
-				c.written(q, i)
-			}
-		}
-		if corked {
-			// Corked frames are on their way only once uncork has
-			// written them: they stay pending (and their memory
-			// counted) until then.
-			if err := c.fl.uncork(); err != nil {
-				c.fail(err)
-				return false
-			}
-			for i := range q {
-				c.written(q, i)
-			}
+			c.written(q, i)
 		}
 		recycle(q, buf)
 	}
+}
+
+// writeBatch writes frames taken from the queue in one network write,
+// under one write deadline: framed by appendText, corked. They stay
+// pending (and their memory counted) until that write is done.
+func (c *client) writeBatch(q []queued) bool {
+	c.fl.cork()
+	c.fl.SetWriteDeadline(time.Now().Add(c.s.cfg.WriteWait))
+	err := c.fl.appendText(q)
+	if err == nil {
+		err = c.fl.uncork()
+	}
+	if err != nil {
+		c.fail(err)
+		return false
+	}
+	for i := range q {
+		c.written(q, i)
+	}
+	return true
 }
 
 // writePump writes queued frames, pings, enforces the idle timeout and the

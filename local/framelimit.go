@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"net"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gorilla/websocket"
 )
 
 // errFrameTooLarge ends a connection whose client sent a frame over the
@@ -46,6 +49,11 @@ type frameLimitConn struct {
 	// frame)
 	deadline    time.Time
 	deadlineSet bool
+	// What gorilla/websocket's Conn would refuse further writes for (its
+	// writeErr), for the data frames appendText writes past it: a write
+	// that failed, or a close frame sent.
+	werr      error
+	closeSent bool
 }
 
 var corkBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8192); return &b }}
@@ -54,11 +62,71 @@ func (c *frameLimitConn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	if c.corked {
 		*c.wbuf = append(*c.wbuf, p...)
+		c.noteClose(p)
 		c.wmu.Unlock()
 		return len(p), nil
 	}
 	c.wmu.Unlock()
-	return c.Conn.Write(p)
+	n, err := c.Conn.Write(p)
+	c.wmu.Lock()
+	if err != nil {
+		c.werr = cmp.Or(c.werr, err)
+	} else {
+		c.noteClose(p)
+	}
+	c.wmu.Unlock()
+	return n, err
+}
+
+// noteClose notes a close frame written (gorilla/websocket writes a
+// control frame in one Write, its header first): no data frame may follow
+// it. c.wmu must be held.
+func (c *frameLimitConn) noteClose(p []byte) {
+	if len(p) >= 2 && p[0] == 0x80|websocket.CloseMessage {
+		c.closeSent = true
+	}
+}
+
+// appendText adds data frames to the corked writes: each a text message
+// in one final, unmasked frame, byte for byte what gorilla/websocket's
+// WriteMessage writes for a server without compression, without its write
+// buffer (taken from and given back to its pool, boxed, per frame) and
+// locks. Like WriteMessage it fails once a write failed or a close frame
+// was sent.
+func (c *frameLimitConn) appendText(q []queued) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	switch {
+	case c.werr != nil:
+		return c.werr
+	case c.closeSent:
+		return websocket.ErrCloseSent
+	case !c.corked:
+		return errNotCorked
+	}
+	b := *c.wbuf
+	for _, f := range q {
+		b = append(appendTextHeader(b, len(f.data)), f.data...)
+	}
+	*c.wbuf = b
+	return nil
+}
+
+var errNotCorked = errors.New("frames appended to a connection not corked")
+
+// appendTextHeader appends the header of a final, unmasked text frame of
+// n bytes (RFC 6455 §5.2: the length in 7 bits, or 126 and 16 bits, or 127
+// and 64 bits).
+func appendTextHeader(b []byte, n int) []byte {
+	const b0 = 0x80 | websocket.TextMessage // FIN, text
+	switch {
+	case n >= 1<<16:
+		return binary.BigEndian.AppendUint64(append(b, b0, 127), uint64(n))
+	case n > 125:
+		return binary.BigEndian.AppendUint16(append(b, b0, 126), uint16(n))
+	default:
+		return append(b, b0, byte(n))
+	}
 }
 
 // SetWriteDeadline sets the deadline of the next network write: while
@@ -101,6 +169,9 @@ func (c *frameLimitConn) uncork() error {
 	}
 	if err == nil {
 		_, err = c.Conn.Write(*b)
+	}
+	if err != nil {
+		c.werr = cmp.Or(c.werr, err)
 	}
 	if cap(*b) <= 64*1024 {
 		*b = (*b)[:0]

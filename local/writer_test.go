@@ -3,12 +3,18 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/groundwire/groundwire/lambda"
 )
 
@@ -114,5 +120,135 @@ func TestMetricsFrameTail(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// recordConn keeps a copy of what is written to it.
+type recordConn struct {
+	net.Conn
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func (r *recordConn) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	r.out.Write(p)
+	r.mu.Unlock()
+	return r.Conn.Write(p)
+}
+
+func (r *recordConn) take() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b := bytes.Clone(r.out.Bytes())
+	r.out.Reset()
+	return b
+}
+
+// The writer frames data itself (appendText): byte for byte what
+// gorilla/websocket's WriteMessage writes for the same messages, at every
+// length encoding's bounds and past gorilla's write buffer; a client reads
+// them back.
+func TestAppendTextAsGorilla(t *testing.T) {
+	sizes := []int{0, 1, 125, 126, 127, 4000, 4096, 5000, 65535, 65536, 70000}
+	var msgs [][]byte
+	for i, n := range sizes {
+		msgs = append(msgs, bytes.Repeat([]byte{byte('a' + i)}, n))
+	}
+	gorilla := make(chan []byte, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var rc *recordConn
+		up := websocket.Upgrader{WriteBufferPool: &sync.Pool{}}
+		ws, err := up.Upgrade(hijackWrapper{w, func(c net.Conn) net.Conn { rc = &recordConn{Conn: c}; return rc }}, r, nil)
+		if err != nil {
+			t.Error(err)
+			gorilla <- nil
+			return
+		}
+		defer ws.Close()
+		rc.take() // the handshake's answer
+		for _, m := range msgs {
+			if err := ws.WriteMessage(websocket.TextMessage, m); err != nil {
+				t.Error(err)
+			}
+		}
+		gorilla <- rc.take()
+		ws.ReadMessage() // until the client goes
+	}))
+	defer srv.Close()
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for i, m := range msgs {
+		if _, got, err := ws.ReadMessage(); err != nil || !bytes.Equal(got, m) {
+			t.Fatalf("message %d (%d bytes): read %d bytes, %v", i, len(m), len(got), err)
+		}
+	}
+	want := <-gorilla
+
+	a, b := net.Pipe()
+	defer b.Close()
+	fl := newFrameLimitConn(a, 1024)
+	var q []queued
+	for _, m := range msgs {
+		q = append(q, queued{data: m})
+	}
+	fl.cork()
+	if err := fl.appendText(q); err != nil {
+		t.Fatal(err)
+	}
+	go fl.uncork()
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(b, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("appendText wrote %d bytes unlike gorilla's %d", len(got), len(want))
+	}
+	a.Close()
+}
+
+// appendText refuses data frames where gorilla/websocket would: not
+// corked, after a close frame went out (corked or not), after a failed
+// write.
+func TestAppendTextRefuses(t *testing.T) {
+	a, b := net.Pipe()
+	defer b.Close()
+	go io.Copy(io.Discard, b)
+	fl := newFrameLimitConn(a, 1024)
+	q := []queued{{data: []byte(`{"type":"stream"}`)}}
+	if err := fl.appendText(q); err == nil {
+		t.Error("appended while not corked")
+	}
+	ping := []byte{0x80 | websocket.PingMessage, 0}
+	fl.Write(ping)
+	fl.cork()
+	if err := fl.appendText(q); err != nil {
+		t.Fatalf("after a ping: %v", err)
+	}
+	fl.Write(append([]byte{0x80 | websocket.CloseMessage, 2}, 0x03, 0xe8))
+	if err := fl.appendText(q); !errors.Is(err, websocket.ErrCloseSent) {
+		t.Errorf("after a close frame, corked: %v, want ErrCloseSent", err)
+	}
+	fl.uncork()
+
+	fl = newFrameLimitConn(a, 1024)
+	fl.Write(append([]byte{0x80 | websocket.CloseMessage, 2}, 0x03, 0xe8))
+	fl.cork()
+	if err := fl.appendText(q); !errors.Is(err, websocket.ErrCloseSent) {
+		t.Errorf("after a close frame: %v, want ErrCloseSent", err)
+	}
+	fl.uncork()
+
+	a.Close()
+	fl = newFrameLimitConn(a, 1024)
+	if _, err := fl.Write(ping); err == nil {
+		t.Fatal("wrote to a closed pipe")
+	}
+	fl.cork()
+	if err := fl.appendText(q); err == nil {
+		t.Error("appended after a failed write")
 	}
 }
