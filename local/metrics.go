@@ -313,6 +313,14 @@ func plainString(b []byte) (string, []byte, bool) {
 	return string(b[:end]), b[end+1:], true
 }
 
+// decodeOutFrame decodes a frame that frameTail does not read. (Its own
+// variable: decoded into, sent's would be allocated for every frame.)
+func decodeOutFrame(data []byte) (outFrame, bool) {
+	var f outFrame
+	err := json.Unmarshal(data, &f)
+	return f, err == nil
+}
+
 // sent observes a frame sent to the client.
 func (o *frameObserver) sent(data []byte, now time.Time) {
 	if typ, id, ok := frameHead(data); ok {
@@ -320,8 +328,11 @@ func (o *frameObserver) sent(data []byte, now time.Time) {
 		return
 	}
 	var f outFrame
-	if !frameTail(data, &f) && json.Unmarshal(data, &f) != nil {
-		return
+	if !frameTail(data, &f) {
+		var ok bool
+		if f, ok = decodeOutFrame(data); !ok {
+			return
+		}
 	}
 	m := o.m
 	o.mu.Lock()
