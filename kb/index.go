@@ -679,6 +679,7 @@ type scratch struct {
 	touched      []uint32 // snippets with hit set
 	wordTouched  []uint32 // snippets with best set
 	top, cands   []ranked // a part's k best snippets by score; every snippet it may return
+	toks, origs  []string // a part's tokens, lower-cased and as written (see analyse)
 }
 
 func newScratch(n int) *scratch {

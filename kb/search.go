@@ -66,7 +66,11 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, v verdict) 
 	lang := detectLang(query)
 	names := contextNames(query)
 	s := b.idx.pool.Get().(*scratch)
-	defer b.idx.pool.Put(s)
+	defer func() {
+		clear(s.toks[:cap(s.toks)]) // the message's words are not kept
+		clear(s.origs[:cap(s.origs)])
+		b.idx.pool.Put(s)
+	}()
 
 	var found [2][][]ranked // per kind of part (question, statement): the ranked hits of each part
 	var best [2]verdict     // per kind of part: the best part's verdict
@@ -74,7 +78,7 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, v verdict) 
 	var said []qword        // the words of the statements before that were on topic
 	offTopicQuestion := false
 	for _, p := range parts {
-		ws, tokens := b.analyse(p, lang, names, &budget)
+		ws, tokens := b.analyse(s, p, lang, names, &budget)
 		// A part of one or two words leans on the parts before it: "How
 		// much is Family and how much storage do we get?"
 		var context []string
@@ -199,12 +203,14 @@ func merge(lists [][]ranked, k int) []ranked {
 //
 // budget is the number of words the message may still expand (see
 // maxMessageWords); the words after it are not read. all is every token of
-// the part's clauses, in order (what searchPart reads its hints from).
-func (b *Base) analyse(p msgPart, lang string, names map[string]bool, budget *int) (out []qword, all []string) {
+// the part's clauses, in order (what searchPart reads its hints from), in
+// s's buffer until the next part's analyse.
+func (b *Base) analyse(s *scratch, p msgPart, lang string, names map[string]bool, budget *int) (out []qword, all []string) {
 	ix := b.idx
 	maxIDF := ix.idf(1)
-	var origs []string // as written, beside all
-	first := true      // the first word of the part, capitalised as any first word
+	all, origs := s.toks[:0], s.origs[:0] // origs: as written, beside all
+	defer func() { s.toks, s.origs = all, origs }()
+	first := true // the first word of the part, capitalised as any first word
 	for _, clause := range p.clauses {
 		// the clause's tokens, read once
 		from := len(all)
