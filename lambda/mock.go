@@ -41,6 +41,7 @@ type Mock struct {
 	rate     float64
 	clock    Clock
 	words    *wordCache
+	files    *fileCache
 }
 
 // MockOption configures a Mock.
@@ -66,7 +67,7 @@ func max0(d time.Duration) time.Duration { return max(d, 0) }
 
 // NewMock returns a mock model.
 func NewMock(opts ...MockOption) *Mock {
-	m := &Mock{seed: 1, minDelay: 20 * time.Millisecond, maxDelay: 80 * time.Millisecond, clock: SystemClock{}, words: &wordCache{}}
+	m := &Mock{seed: 1, minDelay: 20 * time.Millisecond, maxDelay: 80 * time.Millisecond, clock: SystemClock{}, words: &wordCache{}, files: &fileCache{}}
 	for _, o := range opts {
 		o(m)
 	}
@@ -174,11 +175,13 @@ func (m *Mock) compose(p Prompt, rng *rand.Rand) string {
 	if _, ok := phrases[lang]; !ok {
 		lang = English
 	}
-	picked := pickSentences(retrievalQuery(p.Question), analysed(p), m.words)
+	sc := pickScratches.Get().(*pickScratch)
+	defer sc.release()
+	picked := pickSentences(retrievalQuery(p.Question), analysed(p), m.words, sc)
 	if len(picked) == 0 {
 		return phrases[lang].none
 	}
-	answer := render(picked, p.Snippets, lang)
+	answer := render(picked, p.Snippets, lang, m.files)
 	if strings.Contains(strings.ToLower(p.Question), HallucinateTrigger) || rng.Float64() < m.rate {
 		texts := make([]string, len(p.Snippets))
 		for i, s := range p.Snippets {
@@ -192,12 +195,12 @@ func (m *Mock) compose(p Prompt, rng *rand.Rand) string {
 // render joins the picked sentences, each group of sentences from one file
 // followed by that file's citation; sentences from files in the other
 // language get a lead saying so.
-func render(picked []*sentence, snippets []Citation, lang Lang) string {
+func render(picked []*sentence, snippets []Citation, lang Lang, files *fileCache) string {
 	ph := phrases[lang]
 	var b strings.Builder
 	foreign := true
 	for _, s := range picked {
-		if l := fileLang(snippets[s.cite].File); l == "" || l == lang {
+		if l := files.get(snippets[s.cite].File, lang).lang; l == "" || l == lang {
 			foreign = false
 		}
 	}
@@ -214,13 +217,59 @@ func render(picked []*sentence, snippets []Citation, lang Lang) string {
 			b.WriteString(text + ".")
 			continue
 		}
-		cite := fmt.Sprintf(ph.source, file)
-		if file == "" || len(guardrail.Extract(file)) > 0 {
-			cite = ph.anon // a number in the path would be an ungrounded one
-		}
-		b.WriteString(text + " " + cite + ".")
+		b.WriteString(text + " " + files.get(file, lang).cite + ".")
 	}
 	return b.String()
+}
+
+// citeFile is the citation of file in lang's phrasing.
+func citeFile(file string, lang Lang) string {
+	if file == "" || len(guardrail.Extract(file)) > 0 {
+		return phrases[lang].anon // a number in the path would be an ungrounded one
+	}
+	return fmt.Sprintf(phrases[lang].source, file)
+}
+
+// fileCache remembers what render makes of a cited file in a language:
+// the language the file is in and its citation (a number search and a
+// format for every sentence said, otherwise). It is bounded as wordCache
+// is; entries are read only.
+type fileCache struct {
+	mu sync.Mutex
+	m  map[fileKey]fileInfo
+}
+
+type fileKey struct {
+	file string
+	lang Lang
+}
+
+type fileInfo struct {
+	lang Lang   // fileLang(file)
+	cite string // citeFile(file, lang)
+}
+
+// get returns file's info in lang, from the cache when it has it (a nil
+// cache has nothing).
+func (c *fileCache) get(file string, lang Lang) fileInfo {
+	if c == nil {
+		return fileInfo{fileLang(file), citeFile(file, lang)}
+	}
+	k := fileKey{file, lang}
+	c.mu.Lock()
+	info, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return info
+	}
+	info = fileInfo{fileLang(file), citeFile(file, lang)}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedWords {
+		c.m = make(map[fileKey]fileInfo)
+	}
+	c.m[k] = info
+	c.mu.Unlock()
+	return info
 }
 
 // fileLang is the language a knowledge base path declares (an en/ or sv/
@@ -255,29 +304,32 @@ type sentence struct {
 // shares a word with the question, the first sentence of the best snippet
 // is the answer: retrieval found the snippet relevant on grounds the mock
 // cannot see.
-func pickSentences(question string, snippets [][]Sentence, cache *wordCache) []*sentence {
+//
+// What it returns is in sc, until sc is released.
+func pickSentences(question string, snippets [][]Sentence, cache *wordCache, sc *pickScratch) []*sentence {
 	n := 0
 	for _, ss := range snippets {
 		n += len(ss)
 	}
-	all, backing := make([]*sentence, 0, n), make([]sentence, n) // one allocation each
+	backing := resize(sc.backing, n)
+	all := sc.all[:0]
 	for i, ss := range snippets {
 		for j := range ss {
 			backing[len(all)] = sentence{Sentence: &ss[j], cite: i}
 			all = append(all, &backing[len(all)])
 		}
 	}
+	sc.backing, sc.all = backing, all
 	if len(all) == 0 {
 		return nil
 	}
-	parts := questionParts(question, cache)
-	var qs []*qword
-	for _, part := range parts {
-		qs = append(qs, part...)
-	}
+	questionParts(question, cache, sc)
+	qs := sc.words
 	// match[i][j]: how well sentence j answers word i
-	match, cells := make([][]float64, len(qs)), make([]float64, len(qs)*len(all))
-	for i, q := range qs {
+	match, cells := resize(sc.match, len(qs)), resize(sc.cells, len(qs)*len(all))
+	sc.match, sc.cells = match, cells
+	for i := range qs {
+		q := &qs[i]
 		match[i] = cells[i*len(all) : (i+1)*len(all) : (i+1)*len(all)]
 		df := 0
 		for j, s := range all {
@@ -293,7 +345,9 @@ func pickSentences(question string, snippets [][]Sentence, cache *wordCache) []*
 		n := float64(len(all))
 		q.weight *= 0.5 + 0.5*math.Log(1+n/float64(df))/math.Log(1+n)
 	}
-	covered := make([]float64, len(qs))
+	covered := resize(sc.covered, len(qs))
+	clear(covered)
+	sc.covered = covered
 	gain := func(j int, from, to int) float64 {
 		g, amount := 0.0, false
 		for i := from; i < to; i++ {
@@ -326,15 +380,14 @@ func pickSentences(question string, snippets [][]Sentence, cache *wordCache) []*
 		}
 		return all[:1]
 	}
-	picked := []*sentence{all[best]}
+	picked := append(sc.picked[:0], all[best])
 	for i := range qs {
 		covered[i] = match[i][best]
 	}
 	// a second sentence for the part of the question answered least
 	second, secondGain := -1, 0.0
 	from := 0
-	for _, part := range parts {
-		to := from + len(part)
+	for _, to := range sc.ends {
 		total, got := 0.0, 0.0
 		for i := from; i < to; i++ {
 			total += qs[i].weight
@@ -363,7 +416,44 @@ func pickSentences(question string, snippets [][]Sentence, cache *wordCache) []*
 	if second >= 0 {
 		picked = append(picked, all[second])
 	}
+	sc.picked = picked
 	return picked
+}
+
+// pickScratch is what pickSentences works in, kept for the next question
+// (pickScratches) rather than allocated for every one.
+type pickScratch struct {
+	backing []sentence  // the snippets' sentences
+	all     []*sentence // pointing into backing
+	words   []qword     // the question's words, part after part (see questionParts)
+	ends    []int       // the end in words of each part
+	cuts    []int
+	seen    map[string]bool
+	match   [][]float64
+	cells   []float64
+	covered []float64
+	picked  []*sentence
+}
+
+var pickScratches = sync.Pool{New: func() any { return &pickScratch{seen: map[string]bool{}} }}
+
+// release gives sc back to pickScratches, holding no sentence or word.
+func (sc *pickScratch) release() {
+	clear(sc.backing)
+	clear(sc.all[:cap(sc.all)])
+	clear(sc.words[:cap(sc.words)])
+	clear(sc.picked[:cap(sc.picked)])
+	clear(sc.seen)
+	pickScratches.Put(sc)
+}
+
+// resize returns s with length n, reusing its array when it is large
+// enough (its elements are then left as they were).
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // qword is a content word of the question.
@@ -426,33 +516,39 @@ func (q *qword) match(s *sentence) float64 {
 // small talk of support chats left out, each word once. A part asking for
 // an amount ("how much", "när") also has a virtual word, matched by any
 // sentence with a digit.
-func questionParts(question string, cache *wordCache) [][]*qword {
-	var parts [][]*qword
-	seen := map[string]bool{}
+//
+// The words are sc.words, each part's ending at the next of sc.ends.
+func questionParts(question string, cache *wordCache, sc *pickScratch) {
+	words, ends, seen := sc.words[:0], sc.ends[:0], sc.seen
+	clear(seen)
 	lower := strings.ToLower(question)
 	for _, text := range splitParts(lower) {
-		cuts := append(joinCuts(text, []int{0}), len(text))
+		sc.cuts = append(joinCuts(text, append(sc.cuts[:0], 0)), len(text))
+		cuts := sc.cuts
 		for k := 0; k+1 < len(cuts); k++ {
 			text := text[cuts[k]:cuts[k+1]]
-			var part []*qword
+			from := len(words)
 			kb.Words(text, func(w string) {
 				if seen[w] || stopWord(w) || utf8.RuneCountInString(w) < 2 {
 					return
 				}
 				seen[w] = true
 				info := cache.get(w)
-				part = append(part, &qword{word: w, runes: utf8.RuneCountInString(w), stems: info.stems, concept: info.concept, weight: 1})
+				words = append(words, qword{word: w, runes: utf8.RuneCountInString(w), stems: info.stems, concept: info.concept, weight: 1})
 			})
 			if asksAmount(text) {
-				part = append(part, &qword{word: "#", weight: 0.5, any: func(s *sentence) bool { return s.Digit }})
+				words = append(words, qword{word: "#", weight: 0.5, any: hasDigit})
 			}
-			if len(part) > 0 {
-				parts = append(parts, part)
+			if len(words) > from {
+				ends = append(ends, len(words))
 			}
 		}
 	}
-	return parts
+	sc.words, sc.ends = words, ends
 }
+
+// hasDigit is the virtual word of a question asking for an amount.
+func hasDigit(s *sentence) bool { return s.Digit }
 
 // wordInfo is what a question word is made of: its stems (kb.Stems) and
 // the concept it belongs to, or nil.

@@ -1,11 +1,14 @@
 package lambda
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/groundwire/groundwire/kb"
 )
 
 // withinEdits agrees with the optimal string alignment distance computed
@@ -154,5 +157,39 @@ func TestJoinCutsAsRegexp(t *testing.T) {
 			b.WriteString(words[rng.IntN(len(words))])
 		}
 		check(b.String())
+	}
+}
+
+// The mock's file cache gives render what it computes without it: for
+// every file of the default knowledge base (and paths with a number, or
+// none), in both languages, twice (the second time from the cache).
+func TestFileCacheAsComputed(t *testing.T) {
+	base, err := kb.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{"", "kb/en/2024-prices.md", "notes/v2/sv/faq.md", "a.sv.md"}
+	for _, sn := range base.Snippets() {
+		files = append(files, sn.File)
+	}
+	c := &fileCache{}
+	for range 2 {
+		for _, f := range files {
+			for _, lang := range []Lang{English, Swedish} {
+				want := fileInfo{fileLang(f), citeFile(f, lang)}
+				if got := c.get(f, lang); got != want {
+					t.Fatalf("get(%q, %s) = %+v, want %+v", f, lang, got, want)
+				}
+				if got := (*fileCache)(nil).get(f, lang); got != want {
+					t.Fatalf("nil cache: get(%q, %s) = %+v, want %+v", f, lang, got, want)
+				}
+			}
+		}
+	}
+	if want := fmt.Sprintf(phrases[English].source, "kb/en/plans.md"); citeFile("kb/en/plans.md", English) != want {
+		t.Errorf("citeFile = %q, want %q", citeFile("kb/en/plans.md", English), want)
+	}
+	if got := citeFile("kb/en/2024-prices.md", Swedish); got != phrases[Swedish].anon {
+		t.Errorf("a path with a number is cited %q, want %q", got, phrases[Swedish].anon)
 	}
 }
