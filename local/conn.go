@@ -544,24 +544,21 @@ func (c *client) dispatch(data []byte, now time.Time) {
 	// reads them (the last of duplicate keys, any casing); a frame the
 	// handler will take is read as it reads it, which is the same and
 	// cheaper, and the in-process handler is given it decoded.
-	var f struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
+	inv := &invocation{c: c, dec: lambda.Decoded{Body: string(data)}, now: now} // data is the reader's buffer
+	inv.dec.Frame, inv.dec.Err = lambda.DecodeClientFrame(data)
+	if inv.dec.Err == nil {
+		inv.typ, inv.id = inv.dec.Frame.Type, inv.dec.Frame.ID
+	} else {
+		inv.typ, inv.id = frameTypeID(data)
 	}
-	dec := lambda.Decoded{Body: string(data)} // data is the reader's buffer
-	dec.Frame, dec.Err = lambda.DecodeClientFrame(data)
-	if dec.Err == nil {
-		f.Type, f.ID = dec.Frame.Type, dec.Frame.ID
-	} else if json.Unmarshal(data, &f) != nil {
-		f.Type = "invalid"
-	}
-	typ := c.s.metrics.clientFrame(f.Type)
+	typ := c.s.metrics.clientFrame(inv.typ)
 	if c.log.Enabled(c.ctx, slog.LevelDebug) { // Mask runs a regular expression
-		c.log.Debug("frame", "type", typ, "id", lambda.Mask(truncate(f.ID, 64)))
+		c.log.Debug("frame", "type", typ, "id", lambda.Mask(truncate(inv.id, 64)))
 	}
-	if f.Type == lambda.TypeMessage && f.ID != "" && len(f.ID) <= lambda.MaxIDBytes {
-		c.obs.received(f.ID, now)
+	if inv.typ == lambda.TypeMessage && inv.id != "" && len(inv.id) <= lambda.MaxIDBytes {
+		c.obs.received(inv.id, now)
 	}
+	inv.typ = typ // the metrics' label, for the log of a failed invocation
 	select {
 	case <-c.prev: // returned already: no timer to start
 	default:
@@ -580,28 +577,56 @@ func (c *client) dispatch(data []byte, now time.Time) {
 	case <-c.quit:
 		return
 	}
-	done := make(chan struct{})
-	c.prev = done
+	inv.done = make(chan struct{})
+	c.prev = inv.done
 	c.inflight.Add(1)
-	c.s.workers.run(func() {
-		defer func() {
-			close(done)
-			<-c.sem
-			c.inflight.Done()
-		}()
-		// made here, on the worker's stack: captured, the event (600
-		// bytes) would be allocated for every frame
-		ev := messageEvent(c.peer, dec.Body, now)
-		var err error
-		if h, ok := c.s.handler.(decodedInvoker); ok {
-			_, err = h.HandleDecoded(c.ctx, ev, &dec)
-		} else {
-			_, err = c.s.handler.Handle(c.ctx, ev)
-		}
-		if err != nil {
-			c.invocationFailed(typ, f.ID, err)
-		}
-	})
+	c.s.workers.run(inv)
+}
+
+// frameTypeID reads a frame's type and id as json.Unmarshal does (the
+// last of duplicate keys, any casing), for a frame the handler's decoder
+// refuses; the type of one that is not JSON is "invalid".
+func frameTypeID(data []byte) (typ, id string) {
+	var f struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return "invalid", f.ID
+	}
+	return f.Type, f.ID
+}
+
+// invocation is a frame dispatched to the handler: what its worker needs,
+// in one allocation.
+type invocation struct {
+	c       *client
+	dec     lambda.Decoded
+	now     time.Time // when the frame was read
+	typ, id string    // the metrics' label of its type; its id
+	done    chan struct{}
+}
+
+// run invokes the handler (on a worker, see workers).
+func (inv *invocation) run() {
+	c := inv.c
+	defer func() {
+		close(inv.done)
+		<-c.sem
+		c.inflight.Done()
+	}()
+	// made here, on the worker's stack: kept, the event (600 bytes)
+	// would be allocated for every frame
+	ev := messageEvent(c.peer, inv.dec.Body, inv.now)
+	var err error
+	if h, ok := c.s.handler.(decodedInvoker); ok {
+		_, err = h.HandleDecoded(c.ctx, ev, &inv.dec)
+	} else {
+		_, err = c.s.handler.Handle(c.ctx, ev)
+	}
+	if err != nil {
+		c.invocationFailed(inv.typ, inv.id, err)
+	}
 }
 
 // invocationFailed answers a frame whose invocation failed (with -lambda:

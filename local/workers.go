@@ -20,15 +20,15 @@ const workerIdle = time.Second
 // is done.
 type workers struct {
 	ctx  context.Context
-	idle chan func() // unbuffered: a send succeeds only to a waiting worker
+	idle chan *invocation // unbuffered: a send succeeds only to a waiting worker
 }
 
 func newWorkers(ctx context.Context) *workers {
-	return &workers{ctx: ctx, idle: make(chan func())}
+	return &workers{ctx: ctx, idle: make(chan *invocation)}
 }
 
 // run runs f on an idle worker, or on a new one.
-func (w *workers) run(f func()) {
+func (w *workers) run(f *invocation) {
 	select {
 	case w.idle <- f:
 	default:
@@ -36,22 +36,30 @@ func (w *workers) run(f func()) {
 	}
 }
 
-func (w *workers) work(f func()) {
+func (w *workers) work(f *invocation) {
+	// The timer runs on from the first invocation rather than being reset
+	// after every one (a change to the runtime's timer heap per message):
+	// when it fires early, it is set again for the rest of workerIdle.
 	var t *time.Timer
 	for {
-		f()
+		f.run()
+		last := time.Now()
 		if t == nil {
 			t = time.NewTimer(workerIdle)
-		} else {
-			t.Reset(workerIdle)
 		}
-		select {
-		case f = <-w.idle:
-		case <-t.C:
-			return
-		case <-w.ctx.Done():
-			t.Stop()
-			return
+		for f = nil; f == nil; {
+			select {
+			case f = <-w.idle:
+			case <-t.C: // perhaps fired while f ran
+				idle := time.Since(last)
+				if idle >= workerIdle {
+					return
+				}
+				t.Reset(workerIdle - idle)
+			case <-w.ctx.Done():
+				t.Stop()
+				return
+			}
 		}
 	}
 }
