@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -250,5 +251,96 @@ func TestAppendTextRefuses(t *testing.T) {
 	fl.cork()
 	if err := fl.appendText(q); err == nil {
 		t.Error("appended after a failed write")
+	}
+}
+
+// nullConn is a network connection that takes every write and has nothing
+// to read.
+type nullConn struct{ net.Conn }
+
+func (nullConn) Write(p []byte) (int, error)      { return len(p), nil }
+func (nullConn) Read([]byte) (int, error)         { return 0, io.EOF }
+func (nullConn) SetDeadline(time.Time) error      { return nil }
+func (nullConn) SetReadDeadline(time.Time) error  { return nil }
+func (nullConn) SetWriteDeadline(time.Time) error { return nil }
+func (nullConn) Close() error                     { return nil }
+
+// hijackRecorder is a ResponseWriter whose connection is c.
+type hijackRecorder struct {
+	*httptest.ResponseRecorder
+	c net.Conn
+}
+
+func (h hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return h.c, bufio.NewReadWriter(bufio.NewReader(h.c), bufio.NewWriter(h.c)), nil
+}
+
+// BenchmarkWriteAnswer is the writer's work for one answer as the load
+// generator's question gets it (8 frames, 1,275 bytes), corked into one
+// network write to a connection that takes it at once: framed by
+// gorilla/websocket's WriteMessage (what the writer did), and by
+// appendText.
+func BenchmarkWriteAnswer(b *testing.B) {
+	var q []queued
+	for _, n := range []int{560, 60, 60, 60, 60, 60, 40, 375} {
+		q = append(q, queued{data: bytes.Repeat([]byte{'x'}, n)})
+	}
+	fl := newFrameLimitConn(nullConn{}, 32<<10)
+	r := httptest.NewRequest("GET", "/ws", nil)
+	r.Header.Set("Connection", "Upgrade")
+	r.Header.Set("Upgrade", "websocket")
+	r.Header.Set("Sec-WebSocket-Version", "13")
+	r.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+	up := websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 4096, WriteBufferPool: writeBuffers}
+	ws, err := up.Upgrade(hijackRecorder{httptest.NewRecorder(), fl}, r, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("gorilla", func(b *testing.B) {
+		for b.Loop() {
+			fl.cork()
+			deadline := time.Now().Add(time.Second)
+			for _, f := range q {
+				ws.SetWriteDeadline(deadline)
+				if err := ws.WriteMessage(websocket.TextMessage, f.data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := fl.uncork(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("appendText", func(b *testing.B) {
+		for b.Loop() {
+			fl.cork()
+			fl.SetWriteDeadline(time.Now().Add(time.Second))
+			if err := fl.appendText(q); err != nil {
+				b.Fatal(err)
+			}
+			if err := fl.uncork(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestAppendTextAllocs guards that writing an answer's frames allocates
+// nothing (gorilla/websocket's WriteMessage allocated once per frame).
+func TestAppendTextAllocs(t *testing.T) {
+	fl := newFrameLimitConn(nullConn{}, 32<<10)
+	q := []queued{{data: make([]byte, 560)}, {data: make([]byte, 60)}, {data: make([]byte, 375)}}
+	n := testing.AllocsPerRun(100, func() {
+		fl.cork()
+		fl.SetWriteDeadline(time.Now().Add(time.Second))
+		if err := fl.appendText(q); err != nil {
+			t.Fatal(err)
+		}
+		if err := fl.uncork(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n != 0 {
+		t.Errorf("%.0f allocations an answer, want 0", n)
 	}
 }
