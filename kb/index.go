@@ -680,6 +680,8 @@ type scratch struct {
 	wordTouched  []uint32 // snippets with best set
 	top, cands   []ranked // a part's k best snippets by score; every snippet it may return
 	toks, origs  []string // a part's tokens, lower-cased and as written (see analyse)
+	words        []qword  // a part's words (see analyse)
+	clause       []qword  // a clause's words (see analyse)
 }
 
 func newScratch(n int) *scratch {

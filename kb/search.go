@@ -69,6 +69,8 @@ func (b *Base) search(query string, k int, fl floor) (hits []ranked, v verdict) 
 	defer func() {
 		clear(s.toks[:cap(s.toks)]) // the message's words are not kept
 		clear(s.origs[:cap(s.origs)])
+		clear(s.words[:cap(s.words)])
+		clear(s.clause[:cap(s.clause)])
 		b.idx.pool.Put(s)
 	}()
 
@@ -204,12 +206,13 @@ func merge(lists [][]ranked, k int) []ranked {
 // budget is the number of words the message may still expand (see
 // maxMessageWords); the words after it are not read. all is every token of
 // the part's clauses, in order (what searchPart reads its hints from), in
-// s's buffer until the next part's analyse.
+// s's buffers, as out is, until the next part's analyse.
 func (b *Base) analyse(s *scratch, p msgPart, lang string, names map[string]bool, budget *int) (out []qword, all []string) {
 	ix := b.idx
 	maxIDF := ix.idf(1)
 	all, origs := s.toks[:0], s.origs[:0] // origs: as written, beside all
-	defer func() { s.toks, s.origs = all, origs }()
+	out, ws := s.words[:0], s.clause[:0]  // ws: the clause's words
+	defer func() { s.toks, s.origs, s.words, s.clause = all, origs, out, ws }()
 	first := true // the first word of the part, capitalised as any first word
 	for _, clause := range p.clauses {
 		// the clause's tokens, read once
@@ -219,7 +222,7 @@ func (b *Base) analyse(s *scratch, p msgPart, lang string, names map[string]bool
 			origs = append(origs, orig)
 		})
 		tokens := all[from:len(all):len(all)]
-		var ws []qword
+		ws = ws[:0]
 		knows := false
 		seen := func(w string) bool {
 			return slices.ContainsFunc(out, func(q qword) bool { return q.word == w }) ||
@@ -328,6 +331,9 @@ func (b *Base) analyse(s *scratch, p msgPart, lang string, names map[string]bool
 			continue // small talk
 		}
 		out = append(out, ws...)
+	}
+	if len(out) == 0 {
+		return nil, all
 	}
 	return out, all
 }
