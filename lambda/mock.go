@@ -3,7 +3,6 @@ package lambda
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -78,23 +77,35 @@ var _ Model = (*Mock)(nil)
 
 // Stream implements [Model].
 func (m *Mock) Stream(ctx context.Context, p Prompt) (Tokens, error) {
-	rng := m.rng(p)
-	return &mockTokens{ctx: ctx, m: m, rng: rng, toks: Tokenize(m.compose(p, rng))}, nil
+	t := &mockTokens{ctx: ctx, m: m, pcg: m.pcg(p)}
+	t.rng = *rand.New(&t.pcg) // the generator and its source in t: no allocation of their own
+	t.toks = Tokenize(m.compose(p, &t.rng))
+	return t, nil
 }
 
 // Answer returns the whole answer Stream would give for p.
-func (m *Mock) Answer(p Prompt) string { return m.compose(p, m.rng(p)) }
+func (m *Mock) Answer(p Prompt) string {
+	pcg := m.pcg(p)
+	return m.compose(p, rand.New(&pcg))
+}
 
-func (m *Mock) rng(p Prompt) *rand.Rand {
-	h := fnv.New64a()
-	h.Write([]byte(p.Question))
-	return rand.New(rand.NewPCG(m.seed, h.Sum64()))
+// pcg is the source of p's random numbers: seeded with the seed and the
+// question's 64-bit FNV-1a hash.
+func (m *Mock) pcg(p Prompt) rand.PCG {
+	const offset64, prime64 = 14695981039346656037, 1099511628211
+	h := uint64(offset64)
+	for i := 0; i < len(p.Question); i++ {
+		h ^= uint64(p.Question[i])
+		h *= prime64
+	}
+	return *rand.NewPCG(m.seed, h)
 }
 
 type mockTokens struct {
 	ctx    context.Context
 	m      *Mock
-	rng    *rand.Rand
+	pcg    rand.PCG
+	rng    rand.Rand // reads pcg
 	toks   []string
 	closed bool
 }
@@ -128,7 +139,7 @@ func (t *mockTokens) Close() error {
 // Tokenize splits text into word tokens, each with its leading whitespace;
 // concatenated they give text back exactly.
 func Tokenize(text string) []string {
-	var toks []string
+	toks := make([]string, 0, strings.Count(text, " ")+1) // about one token a space
 	start, inWord := 0, false
 	for i, r := range text {
 		space := unicode.IsSpace(r)

@@ -2,6 +2,7 @@ package lambda
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -191,5 +192,23 @@ func TestFileCacheAsComputed(t *testing.T) {
 	}
 	if got := citeFile("kb/en/2024-prices.md", Swedish); got != phrases[Swedish].anon {
 		t.Errorf("a path with a number is cited %q, want %q", got, phrases[Swedish].anon)
+	}
+}
+
+// The mock's random source is seeded with the question's FNV-1a hash, as
+// hash/fnv computes it: the same answers and delays for the same seed and
+// question.
+func TestMockSourceSeed(t *testing.T) {
+	m := NewMock(MockSeed(7))
+	for _, q := range []string{"", "What does Premium cost?", "Vad kostar Familj per månad? 😅", "hallucinate 5 kr"} {
+		h := fnv.New64a()
+		h.Write([]byte(q))
+		want := rand.NewPCG(7, h.Sum64())
+		got := m.pcg(Prompt{Question: q})
+		for range 4 {
+			if g, w := got.Uint64(), want.Uint64(); g != w {
+				t.Fatalf("%q: %d, want %d", q, g, w)
+			}
+		}
 	}
 }
