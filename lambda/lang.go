@@ -3,6 +3,7 @@ package lambda
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Lang is the language of an answer: English or Swedish.
@@ -62,10 +63,30 @@ func DetectLang(text string) Lang {
 	if strings.ContainsAny(text, "åäöÅÄÖ") {
 		return Swedish
 	}
+	// The words of the lower-cased text, runs of letters, each lower-cased
+	// on its own (a letter's lower case is a letter, another rune's is
+	// not), an ASCII one in a buffer rather than a new string.
 	sv, en := 0, 0
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r)
-	}) {
+	var buf [16]byte
+	count := func(w string) {
+		if len(w) <= len(buf) && isASCII(w) {
+			b := buf[:len(w)]
+			for i := range len(w) {
+				c := w[i]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				b[i] = c
+			}
+			if swedishWords[string(b)] {
+				sv++
+			}
+			if englishWords[string(b)] {
+				en++
+			}
+			return
+		}
+		w = strings.ToLower(w)
 		if swedishWords[w] {
 			sv++
 		}
@@ -73,10 +94,33 @@ func DetectLang(text string) Lang {
 			en++
 		}
 	}
+	start := -1
+	for i, r := range text {
+		if unicode.IsLetter(r) {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 {
+			count(text[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		count(text[start:])
+	}
 	if sv > en {
 		return Swedish
 	}
 	return English
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // parseLang returns the language of a message's lang field ("" when absent)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/groundwire/groundwire/kb"
 )
@@ -210,5 +211,54 @@ func TestMockSourceSeed(t *testing.T) {
 				t.Fatalf("%q: %d, want %d", q, g, w)
 			}
 		}
+	}
+}
+
+// DetectLang counts the words of the lower-cased text as splitting it
+// does (strings.FieldsFunc on non-letters, after strings.ToLower), on
+// random texts of both languages' words in any case, other letters,
+// digits, punctuation and invalid bytes.
+func TestDetectLangAsSplit(t *testing.T) {
+	plain := func(text string) Lang {
+		if strings.ContainsAny(text, "åäöÅÄÖ") {
+			return Swedish
+		}
+		sv, en := 0, 0
+		for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
+			if swedishWords[w] {
+				sv++
+			}
+			if englishWords[w] {
+				en++
+			}
+		}
+		if sv > en {
+			return Swedish
+		}
+		return English
+	}
+	pieces := []string{"och", "OCH", "Vad", "kostar", "KOSTNAD", "what", "What", "DOES", "the", "cost", "é", "Émile", "straße",
+		"Ⅰ", "İ", "K", "\xff", "5", "?", " ", " ", ",", "-", "abonnemang", "Pris", "priser", "month", "hej"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 50000 {
+		var b strings.Builder
+		for range rng.IntN(10) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+			if rng.IntN(3) > 0 {
+				b.WriteByte(' ')
+			}
+		}
+		if s := b.String(); DetectLang(s) != plain(s) {
+			t.Fatalf("DetectLang(%q) = %s, want %s", s, DetectLang(s), plain(s))
+		}
+	}
+}
+
+func BenchmarkDetectLang(b *testing.B) {
+	texts := []string{"What does Premium cost?", "How do I cancel, and do I get money back?", "vad kostar familj per manad", "Hi! Can I pay with Swish?"}
+	i := 0
+	for b.Loop() {
+		DetectLang(texts[i%len(texts)])
+		i++
 	}
 }
