@@ -262,3 +262,31 @@ func BenchmarkDetectLang(b *testing.B) {
 		i++
 	}
 }
+
+// TestMockAllocs guards what the mock and DetectLang gain from their
+// scratch: once a pooled scratch has grown, picking the sentences for a
+// question allocates only splitParts' slice; DetectLang of an
+// ASCII message allocates nothing.
+func TestMockAllocs(t *testing.T) {
+	base, err := kb.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := "what does premium cost, and can i pay with swish?" // lower case: strings.ToLower gives it back
+	hits, _ := search(base, q, DefaultTopK, English)
+	sents := sentences(hits)
+	m := NewMock(MockDelay(0, 0))
+	sc := &pickScratch{seen: map[string]bool{}}
+	if len(pickSentences(q, sents, m.words, sc)) == 0 {
+		t.Fatal("no sentence picked")
+	}
+	// what is left is splitParts' slice of the parts (grown for the
+	// second); the question's words, the match table and what is picked
+	// are in sc
+	if n := testing.AllocsPerRun(100, func() { pickSentences(q, sents, m.words, sc) }); n > 2 {
+		t.Errorf("pickSentences: %.0f allocations, want at most 2", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { DetectLang("What does Premium cost, and can I pay with Swish?") }); n != 0 {
+		t.Errorf("DetectLang: %.0f allocations, want 0", n)
+	}
+}
