@@ -605,8 +605,33 @@ func numbers(v guardrail.Verdict, policy guardrail.Policy) []NumberVerdict {
 // retrieval miss ("hallucinate: what does Premium cost?").
 func retrievalQuery(text string) string {
 	text = strings.TrimPrefix(text, sayPrefix)
-	if i := strings.Index(strings.ToLower(text), HallucinateTrigger); i >= 0 {
+	if i := indexFoldASCII(text, HallucinateTrigger); i >= 0 {
 		text = text[:i] + text[i+len(HallucinateTrigger):]
 	}
 	return strings.TrimLeft(strings.TrimSpace(text), ":,.-– ")
+}
+
+// indexFoldASCII returns the byte index in s of the first instance of sub,
+// which is lower-case ASCII, ignoring ASCII case, or -1. It reads s in place: an index
+// found in strings.ToLower(s) is not one of s when lower-casing changes a
+// letter's length before it ("Ⱥ" is 2 bytes, "ⱥ" 3), and slicing s there
+// cuts a letter or runs past its end.
+func indexFoldASCII(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && lowerASCII(s[i+j]) == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
