@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/gorilla/websocket"
 
 	"github.com/groundwire/groundwire/lambda"
@@ -618,15 +620,27 @@ func (inv *invocation) run() {
 	// made here, on the worker's stack: kept, the event (600 bytes)
 	// would be allocated for every frame
 	ev := messageEvent(c.peer, inv.dec.Body, inv.now)
-	var err error
+	if err := c.invoke(ev, &inv.dec); err != nil {
+		c.invocationFailed(inv.typ, inv.id, err)
+	}
+}
+
+// invoke runs the handler for one frame. A panic in it fails this
+// invocation (an `internal` error frame, and the panic and its stack in the
+// log), as Lambda's runtime fails an invocation that panics: it does not
+// take the server and every other connection down.
+func (c *client) invoke(ev events.APIGatewayWebsocketProxyRequest, dec *lambda.Decoded) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("handler panic: %v\n%s", r, debug.Stack())
+		}
+	}()
 	if h, ok := c.s.handler.(decodedInvoker); ok {
-		_, err = h.HandleDecoded(c.ctx, ev, &inv.dec)
+		_, err = h.HandleDecoded(c.ctx, ev, dec)
 	} else {
 		_, err = c.s.handler.Handle(c.ctx, ev)
 	}
-	if err != nil {
-		c.invocationFailed(inv.typ, inv.id, err)
-	}
+	return err
 }
 
 // invocationFailed answers a frame whose invocation failed (with -lambda:

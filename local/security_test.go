@@ -215,3 +215,39 @@ func TestLogsAndMetricsHoldNoSecrets(t *testing.T) {
 		}
 	}
 }
+
+// panickingRetriever panics on a query holding "boom".
+type panickingRetriever struct{ lambda.Retriever }
+
+func (p panickingRetriever) Search(q string, k int) []lambda.Hit {
+	if strings.Contains(q, "boom") {
+		panic("boom in the retriever")
+	}
+	return p.Retriever.Search(q, k)
+}
+
+// A handler that panics fails that invocation only: the client gets an
+// `internal` error frame for it, the log the panic and its stack, and the
+// server goes on serving the same connection and others.
+func TestHandlerPanicFailsOneInvocation(t *testing.T) {
+	ts := startServerDeps(t, func(d *deps) { d.Retriever = panickingRetriever{d.Retriever} })
+	c := ts.dial(t, "", nil)
+	c.message("p1", "boom, what does Premium cost?")
+	fs := c.answer("p1")
+	last := fs[len(fs)-1]
+	if last.Type != "error" || last.Code != "internal" || last.Message != "Internal error." {
+		t.Fatalf("a panicking invocation answered %v, want error internal", fs)
+	}
+	if !strings.Contains(ts.logs.String(), "boom in the retriever") || !strings.Contains(ts.logs.String(), "goroutine") {
+		t.Errorf("the log holds no panic and stack:\n%s", ts.logs.String())
+	}
+	c.message("p2", "What does Premium cost?")
+	if fs := c.answer("p2"); fs[len(fs)-1].Type != "response" {
+		t.Fatalf("after the panic: %v", fs)
+	}
+	other := ts.dial(t, "", nil)
+	other.message("p3", "What does Premium cost?")
+	if fs := other.answer("p3"); fs[len(fs)-1].Type != "response" {
+		t.Fatalf("another connection after the panic: %v", fs)
+	}
+}
