@@ -644,9 +644,9 @@ func (c *client) invoke(ev events.APIGatewayWebsocketProxyRequest, dec *lambda.D
 }
 
 // invocationFailed answers a frame whose invocation failed (with -lambda:
-// the function is down, failed or timed out; the in-process handler never
-// fails) with an `error` frame `internal` carrying the frame's id, and logs
-// it. Nothing is sent when the connection is going: its invocations were
+// the function is down, failed or timed out; in process: the handler
+// panicked) with an `error` frame `internal` carrying the frame's id, and
+// logs it. Nothing is sent when the connection is going: its invocations were
 // given up.
 func (c *client) invocationFailed(typ, id string, err error) {
 	logID := lambda.Mask(truncate(id, 64))
