@@ -3,6 +3,7 @@ package kb
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -228,7 +229,7 @@ func wordSet(s string) map[string]bool {
 func nearFiller(w string) bool {
 	r := []rune(w)
 	// a word of the language is no misspelling ("snow" is not "now")
-	return len(r) >= 4 && nearWord(r, fillers, 1) && !inDictionary(w)
+	return len(r) >= 4 && nearWord(r, fillers(), 1) && !inDictionary(w)
 }
 
 // fuzzyList is a list of words prepared for nearWord: in lexical order,
@@ -285,7 +286,7 @@ func firstNear(r []rune, l fuzzyList, budget int) string {
 }
 
 // fillers are the words nearFiller compares with.
-var fillers = func() fuzzyList {
+var fillers = sync.OnceValue(func() fuzzyList {
 	words := strings.Fields(`the there their they them then than that this these those what whats which when where
 with much many does have would could should your yours about from just some very will also here were been being
 into only other again more most such every anyone anything something please thanks
@@ -298,7 +299,7 @@ någon något några också bara själv sedan efter innan under över alla allt 
 		words = append(words, w)
 	}
 	return newFuzzyList(words)
-}()
+})
 
 // isEmoji reports a rune of the emoji blocks: pictographs, emoticons,
 // transport and map symbols, supplemental symbols (U+1F000–U+1FAFF), and

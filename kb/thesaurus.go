@@ -2,6 +2,7 @@ package kb
 
 import (
 	"slices"
+	"sync"
 )
 
 // The thesaurus: words customers use for the same thing in a support
@@ -281,7 +282,7 @@ var synonyms = func() map[string][]string {
 
 // thesaurusStems are the stems (both languages) of the words of the
 // thesaurus and its phrases, stemmed once.
-var thesaurusStems = func() map[string][]string {
+var thesaurusStems = sync.OnceValue(func() map[string][]string {
 	m := map[string][]string{}
 	add := func(w string) { m[w] = stems(w, "", nil) }
 	for w := range synonyms {
@@ -294,24 +295,24 @@ var thesaurusStems = func() map[string][]string {
 		add(w)
 	}
 	return m
-}()
+})
 
 // stemsOf is stems(w, "", buf), from thesaurusStems when it has w.
 func stemsOf(w string, buf []string) []string {
-	if ss, ok := thesaurusStems[w]; ok {
+	if ss, ok := thesaurusStems()[w]; ok {
 		return ss
 	}
 	return stems(w, "", buf)
 }
 
 // thesaurusWords are the words of the thesaurus, for nearSynonym.
-var thesaurusWords = func() fuzzyList {
+var thesaurusWords = sync.OnceValue(func() fuzzyList {
 	words := make([]string, 0, len(synonyms))
 	for w := range synonyms {
 		words = append(words, w)
 	}
 	return newFuzzyList(words)
-}()
+})
 
 // nearSynonym returns the first word of the thesaurus (in lexical order)
 // within the edit budget of a word of at least 5 letters, or "".
@@ -320,7 +321,7 @@ func nearSynonym(word string) string {
 	if len(r) < 5 {
 		return ""
 	}
-	return firstNear(r, thesaurusWords, editBudget(len(r)))
+	return firstNear(r, thesaurusWords(), editBudget(len(r)))
 }
 
 // joinKey is strings.Join(tokens, " ") written into buf (reused), so that
