@@ -257,24 +257,11 @@ type fileInfo struct {
 // get returns file's info in lang, from the cache when it has it (a nil
 // cache has nothing).
 func (c *fileCache) get(file string, lang Lang) fileInfo {
+	info := func() fileInfo { return fileInfo{fileLang(file), citeFile(file, lang)} }
 	if c == nil {
-		return fileInfo{fileLang(file), citeFile(file, lang)}
+		return info()
 	}
-	k := fileKey{file, lang}
-	c.mu.Lock()
-	info, ok := c.m[k]
-	c.mu.Unlock()
-	if ok {
-		return info
-	}
-	info = fileInfo{fileLang(file), citeFile(file, lang)}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCachedWords {
-		c.m = make(map[fileKey]fileInfo)
-	}
-	c.m[k] = info
-	c.mu.Unlock()
-	return info
+	return cached(&c.mu, &c.m, fileKey{file, lang}, info)
 }
 
 // fileLang is the language a knowledge base path declares (an en/ or sv/

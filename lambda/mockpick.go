@@ -317,20 +317,26 @@ func (c *wordCache) get(w string) wordInfo {
 	if c == nil {
 		return newWordInfo(w)
 	}
-	c.mu.Lock()
-	info, ok := c.m[w]
-	c.mu.Unlock()
+	return cached(&c.mu, &c.m, w, func() wordInfo { return newWordInfo(w) })
+}
+
+// cached returns (*m)[k], read under mu, or f's value, which it keeps; a
+// map holding maxCachedWords is emptied first. f runs without mu held.
+func cached[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, f func() V) V {
+	mu.Lock()
+	v, ok := (*m)[k]
+	mu.Unlock()
 	if ok {
-		return info
+		return v
 	}
-	info = newWordInfo(w)
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCachedWords {
-		c.m = make(map[string]wordInfo)
+	v = f()
+	mu.Lock()
+	if *m == nil || len(*m) >= maxCachedWords {
+		*m = make(map[K]V)
 	}
-	c.m[w] = info
-	c.mu.Unlock()
-	return info
+	(*m)[k] = v
+	mu.Unlock()
+	return v
 }
 
 // splitParts splits a question where a part ends: at a run of ?, ! or ;,
