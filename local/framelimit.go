@@ -66,15 +66,16 @@ func (c *frameLimitConn) Write(p []byte) (int, error) {
 		c.wmu.Unlock()
 		return len(p), nil
 	}
+	// A close frame is noted before it is written: the writer must not
+	// add data frames while it is on its way (they would follow it).
+	c.noteClose(p)
 	c.wmu.Unlock()
 	n, err := c.Conn.Write(p)
-	c.wmu.Lock()
 	if err != nil {
+		c.wmu.Lock()
 		c.werr = cmp.Or(c.werr, err)
-	} else {
-		c.noteClose(p)
+		c.wmu.Unlock()
 	}
-	c.wmu.Unlock()
 	return n, err
 }
 

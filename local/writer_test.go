@@ -344,3 +344,39 @@ func TestAppendTextAllocs(t *testing.T) {
 		t.Errorf("%.0f allocations an answer, want 0", n)
 	}
 }
+
+// blockingConn holds a write of a close frame until released.
+type blockingConn struct {
+	net.Conn
+	writing, release chan struct{}
+}
+
+func (b *blockingConn) Write(p []byte) (int, error) {
+	if len(p) >= 2 && p[0] == 0x80|websocket.CloseMessage {
+		close(b.writing)
+		<-b.release
+	}
+	return len(p), nil
+}
+
+// No data frame is taken while a close frame is being written (gorilla's
+// reader answers a client's close on its own goroutine): it would follow
+// the close on the wire.
+func TestAppendTextRefusesDuringClose(t *testing.T) {
+	bc := &blockingConn{writing: make(chan struct{}), release: make(chan struct{})}
+	fl := newFrameLimitConn(bc, 1024)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fl.Write(append([]byte{0x80 | websocket.CloseMessage, 2}, 0x03, 0xe8))
+	}()
+	<-bc.writing
+	fl.cork()
+	err := fl.appendText([]queued{{data: []byte(`{"type":"stream"}`)}})
+	close(bc.release)
+	<-done
+	fl.uncork()
+	if !errors.Is(err, websocket.ErrCloseSent) {
+		t.Fatalf("appended while a close frame was being written: %v, want ErrCloseSent", err)
+	}
+}
