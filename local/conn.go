@@ -351,8 +351,10 @@ func (c *client) writeBatch(q []queued) bool {
 	c.fl.cork()
 	c.fl.SetWriteDeadline(time.Now().Add(c.s.cfg.WriteWait))
 	err := c.fl.appendText(q)
-	if err == nil {
-		err = c.fl.uncork()
+	// uncorked whatever happened: a refused batch leaves what was gathered
+	// before it (a pong) to be written, and the cork's buffer goes back
+	if uerr := c.fl.uncork(); err == nil {
+		err = uerr
 	}
 	if err != nil {
 		c.fail(err)
