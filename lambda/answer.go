@@ -54,28 +54,11 @@ func (h *Handler) answer(ctx context.Context, c *conn, f ClientFrame) {
 	r := &run{h: h, c: c, live: live, ctx: ctx, mctx: mctx, halt: halt, id: f.ID, text: f.Text}
 	r.co.every = h.cfg.CoalesceInterval
 
-	c.mu.Lock()
-	prev, err := h.store.StartAnswer(ctx, c.id, f.ID, h.clock.Now())
+	prev, err := h.begin(ctx, c, f.ID, live, r)
 	if err != nil {
-		c.mu.Unlock()
 		h.sendError(ctx, c, f.ID, err)
 		return
 	}
-	if old := c.live; old != nil {
-		// only one live answer per connection: the previous one,
-		// superseded now (or cancelled before), ends here at once
-		c.live = nil
-		if h.stopLocked(ctx, c, old) && old.msgID == prev {
-			prev = ""
-		}
-	}
-	if prev == "" {
-		c.live = live
-		// the store has just recorded the answer active: as good as a
-		// read of its cancel flag
-		r.lastCheck = h.clock.Now()
-	}
-	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
 		if c.live == live {
@@ -597,6 +580,34 @@ func numbers(v guardrail.Verdict, policy guardrail.Policy) []NumberVerdict {
 		out = append(out, nv)
 	}
 	return out
+}
+
+// begin records message id's answer started in the store and makes live
+// the connection's live answer, stopping the one before it (superseded),
+// under c.mu (released even if the store panics). It returns the id of an
+// answer the store still held active, "" when none.
+func (h *Handler) begin(ctx context.Context, c *conn, id string, live *liveAnswer, r *run) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	prev, err := h.store.StartAnswer(ctx, c.id, id, h.clock.Now())
+	if err != nil {
+		return "", err
+	}
+	if old := c.live; old != nil {
+		// only one live answer per connection: the previous one,
+		// superseded now (or cancelled before), ends here at once
+		c.live = nil
+		if h.stopLocked(ctx, c, old) && old.msgID == prev {
+			prev = ""
+		}
+	}
+	if prev == "" {
+		c.live = live
+		// the store has just recorded the answer active: as good as a
+		// read of its cancel flag
+		r.lastCheck = h.clock.Now()
+	}
+	return prev, nil
 }
 
 // retrievalQuery is what the knowledge base is searched with: the message,

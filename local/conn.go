@@ -53,17 +53,19 @@ const (
 
 // Close codes (RFC 6455).
 const (
-	closeNormal         = websocket.CloseNormalClosure   // 1000: DeleteConnection (-lambda)
-	closeGoingAway      = websocket.CloseGoingAway       // 1001: shutdown, idle, age
-	closePolicy         = websocket.ClosePolicyViolation // 1008: client does not read
-	closeTooBig         = websocket.CloseMessageTooBig   // 1009: frame or message too large
-	closeAbnormal       = websocket.CloseAbnormalClosure // 1006: no close frame
+	closeNormal         = websocket.CloseNormalClosure     // 1000: DeleteConnection (-lambda)
+	closeGoingAway      = websocket.CloseGoingAway         // 1001: shutdown, idle, age
+	closePolicy         = websocket.ClosePolicyViolation   // 1008: client does not read
+	closeTooBig         = websocket.CloseMessageTooBig     // 1009: frame or message too large
+	closeAbnormal       = websocket.CloseAbnormalClosure   // 1006: no close frame
+	closeInternal       = websocket.CloseInternalServerErr // 1011: the handler panicked
 	reasonShutdown      = "server shutting down"
 	reasonIdle          = "idle timeout"
 	reasonAge           = "connection age limit"
 	reasonSlow          = "client does not read"
 	reasonFrameTooLarge = "frame too large"
 	reasonMsgTooLarge   = "message too large"
+	reasonInternal      = "internal error"
 )
 
 // client is one WebSocket connection: one reader goroutine (readPump, on
@@ -622,19 +624,26 @@ func (inv *invocation) run() {
 	// made here, on the worker's stack: kept, the event (600 bytes)
 	// would be allocated for every frame
 	ev := messageEvent(c.peer, inv.dec.Body, inv.now)
-	if err := c.invoke(ev, &inv.dec); err != nil {
+	panicked, err := c.invoke(ev, &inv.dec)
+	if err != nil {
 		c.invocationFailed(inv.typ, inv.id, err)
+	}
+	if panicked {
+		// what the connection's state holds after a panic is not known:
+		// it goes, as a Lambda execution environment that panicked does
+		c.close(closeInternal, reasonInternal, true)
 	}
 }
 
 // invoke runs the handler for one frame. A panic in it fails this
 // invocation (an `internal` error frame, and the panic and its stack in the
-// log), as Lambda's runtime fails an invocation that panics: it does not
-// take the server and every other connection down.
-func (c *client) invoke(ev events.APIGatewayWebsocketProxyRequest, dec *lambda.Decoded) (err error) {
+// log) and closes its connection (see run), as Lambda's runtime fails an
+// invocation that panics: it does not take the server and every other
+// connection down.
+func (c *client) invoke(ev events.APIGatewayWebsocketProxyRequest, dec *lambda.Decoded) (panicked bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("handler panic: %v\n%s", r, debug.Stack())
+			panicked, err = true, fmt.Errorf("handler panic: %v\n%s", r, debug.Stack())
 		}
 	}()
 	if h, ok := c.s.handler.(decodedInvoker); ok {
@@ -642,7 +651,7 @@ func (c *client) invoke(ev events.APIGatewayWebsocketProxyRequest, dec *lambda.D
 	} else {
 		_, err = c.s.handler.Handle(c.ctx, ev)
 	}
-	return err
+	return false, err
 }
 
 // invocationFailed answers a frame whose invocation failed (with -lambda:

@@ -227,11 +227,13 @@ func (p panickingRetriever) Search(q string, k int) []lambda.Hit {
 }
 
 // A handler that panics fails that invocation only: the client gets an
-// `internal` error frame for it, the log the panic and its stack, and the
-// server goes on serving the same connection and others.
+// `internal` error frame for it and its connection is closed (1011: its
+// state is not known), the log holds the panic and its stack, and the
+// server goes on serving other connections and new ones.
 func TestHandlerPanicFailsOneInvocation(t *testing.T) {
 	ts := startServerDeps(t, func(d *deps) { d.Retriever = panickingRetriever{d.Retriever} })
 	c := ts.dial(t, "", nil)
+	bystander := ts.dial(t, "", nil)
 	c.message("p1", "boom, what does Premium cost?")
 	fs := c.answer("p1")
 	last := fs[len(fs)-1]
@@ -241,9 +243,12 @@ func TestHandlerPanicFailsOneInvocation(t *testing.T) {
 	if !strings.Contains(ts.logs.String(), "boom in the retriever") || !strings.Contains(ts.logs.String(), "goroutine") {
 		t.Errorf("the log holds no panic and stack:\n%s", ts.logs.String())
 	}
-	c.message("p2", "What does Premium cost?")
-	if fs := c.answer("p2"); fs[len(fs)-1].Type != "response" {
-		t.Fatalf("after the panic: %v", fs)
+	if ce := c.closeErr(); ce == nil || ce.Code != websocket.CloseInternalServerErr {
+		t.Fatalf("the panicking connection closed with %v, want 1011", ce)
+	}
+	bystander.message("p2", "What does Premium cost?")
+	if fs := bystander.answer("p2"); fs[len(fs)-1].Type != "response" {
+		t.Fatalf("another connection after the panic: %v", fs)
 	}
 	other := ts.dial(t, "", nil)
 	other.message("p3", "What does Premium cost?")
