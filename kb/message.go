@@ -303,7 +303,8 @@ någon något några också bara själv sedan efter innan under över alla allt 
 
 // isEmoji reports a rune of the emoji blocks: pictographs, emoticons,
 // transport and map symbols, supplemental symbols (U+1F000–U+1FAFF), and
-// the miscellaneous symbols and dingbats (U+2600–U+27BF).
+// the miscellaneous symbols and dingbats (U+2600–U+2793), not the
+// dingbats' arrows (U+2794–U+27BF: "Settings ➜ Account" is one sentence).
 func isEmoji(r rune) bool {
-	return r >= 0x1F000 && r <= 0x1FAFF || r >= 0x2600 && r <= 0x27BF
+	return r >= 0x1F000 && r <= 0x1FAFF || r >= 0x2600 && r <= 0x2793
 }

@@ -26,8 +26,9 @@ func TestSplitMessage(t *testing.T) {
 			{clauses: []string{"My kid wants space for game clips 😅"}}, {clauses: []string{"can he have an account?"}, question: true}},
 		"tack 👍🏽 vad kostar Familj?": {
 			{clauses: []string{"tack 👍🏽"}}, {clauses: []string{"vad kostar Familj?"}, question: true}},
-		"Molnlagret™ and 😅x": {{clauses: []string{"Molnlagret™ and 😅x"}}},
-		"":                   nil,
+		"Molnlagret™ and 😅x":                       {{clauses: []string{"Molnlagret™ and 😅x"}}},
+		"Go to Settings ➜ Subscription and cancel": {{clauses: []string{"Go to Settings ➜ Subscription and cancel"}}},
+		"": nil,
 	} {
 		assert.Equal(t, want, splitMessage(msg), msg)
 	}

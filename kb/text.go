@@ -178,7 +178,13 @@ func stems(w, lang string, buf []string) []string {
 	if sv != en {
 		buf = append(buf, sv)
 	}
-	return addVerb(addLemma(buf, w), sv)
+	buf = addLemma(buf, w)
+	if !sortedHas(wordsEN, en) {
+		// not an English word ("listening", "returning"): its -ning is
+		// the Swedish noun ending
+		buf = addVerb(buf, sv)
+	}
+	return buf
 }
 
 // addVerb adds to a Swedish noun's stems the stem of the verb it is made

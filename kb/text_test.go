@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kljensen/snowball/swedish"
 )
 
 // tokenizeOrigSpec is tokenizeOrig as its documentation states it, written
@@ -73,7 +75,8 @@ func BenchmarkTokenize(b *testing.B) {
 
 // TestSwedishVerbNouns: a Swedish noun in -ning or -ering (8 letters or
 // more) also stems as its verb; shorter ones, whose ending is often the
-// verb's own "n" or no ending at all, do not.
+// verb's own "n" or no ending at all, do not; nor, when the language is
+// not known, an English word in -ning ("listening", "returning").
 func TestSwedishVerbNouns(t *testing.T) {
 	for _, c := range []struct {
 		word, verb string
@@ -128,5 +131,16 @@ func TestPhraseLookupAllocs(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { platformSlots(none, nil) }); n != 0 {
 		t.Errorf("platformSlots with no slot: %.0f allocations, want 0", n)
+	}
+}
+
+func TestSwedishVerbNounsNotEnglish(t *testing.T) {
+	for w, verb := range map[string]string{"listening": "listea", "returning": "retura", "screening": "screea"} {
+		if got := stems(w, "", nil); slices.Contains(got, swedish.Stem(verb, true)) {
+			t.Errorf("stems(%q, \"\") = %q: an English word takes the Swedish verb stem %q", w, got, swedish.Stem(verb, true))
+		}
+	}
+	if got := stems("synkningen", "", nil); !slices.Contains(got, stemSwedish("synka")) {
+		t.Errorf("stems(\"synkningen\", \"\") = %q: no verb stem", got)
 	}
 }
