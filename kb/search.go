@@ -332,9 +332,6 @@ func (b *Base) analyse(s *scratch, p msgPart, lang string, names map[string]bool
 		}
 		out = append(out, ws...)
 	}
-	if len(out) == 0 {
-		return nil, all
-	}
 	return out, all
 }
 
