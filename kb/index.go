@@ -77,10 +77,9 @@ type index struct {
 	heading    []int32       // per snippet: its heading trail (see headingIDs, diversify)
 	duplicates bool          // some heading trail is in two files (see diversify)
 
-	currencyOnce sync.Once
-	currencyIdx  []string // the surface words that name a currency (see currencies)
-	unitOnce     sync.Once
-	unitIdx      map[string][]string // a unit → the surface words that name it (see units)
+	unitOnce    sync.Once
+	currencyIdx []string            // the surface words that name a currency (see unitWords)
+	unitIdx     map[string][]string // a unit → the surface words that name it (see unitWords)
 }
 
 // expansionCache remembers what query words expand to: expanding a word the
@@ -480,9 +479,6 @@ func (ix *index) expand(word, lang string) (exps expansions, exact, known, spelt
 		}
 	}
 	if !hasDigit(word) && ix.lexicon(&exps, word, bit) {
-		known = true
-	}
-	if !exact && ix.currency(&exps, word) {
 		known = true
 	}
 	if !exact && ix.unit(&exps, word) {

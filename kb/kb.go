@@ -47,7 +47,8 @@
 // known words ("lagringstillägget" → "lagring" + "tillägget"), and the
 // knowledge base's own compounds split the same way at load time
 // ("fraktkostnader" is found by "frakt" and by "kostnad"). A word naming a
-// currency matches the base's currency names (currency.go); two
+// currency matches the base's currency names, and one naming a unit the
+// base's words for that unit (units.go); two
 // neighbouring words of the question that are neighbours in a snippet add
 // a little to its score (proximity.go). A part's hits are picked one at a
 // time: a snippet of another file under the same headings as a hit already

@@ -13,7 +13,7 @@ func TestUnitOf(t *testing.T) {
 		"gigs": "GB", "gigabytes": "GB", "gb": "GB", "megs": "MB", "minutes": "minute", "kilos": "kg",
 		"dollars": "", "kr": "", "price": "", "storage": "", "g": "",
 	} {
-		assert.Equal(t, want, unitOf(w), w)
+		assert.Equal(t, want, unitOf(wordUnit(w)), w)
 	}
 }
 
@@ -33,4 +33,13 @@ func TestUnitWords(t *testing.T) {
 	assert.False(t, base.idx.unit(&exps, "kilos"), "the base names no mass")
 	r := base.Find("how many gigs do I get on Premium", 3)
 	require.NotEmpty(t, r.Hits)
+}
+
+func TestCurrencyName(t *testing.T) {
+	for w, want := range map[string]bool{
+		"dollars": true, "euro": true, "pund": true, "yen": true, "kronor": true,
+		"usd": false, "try": false, "pen": false, "price": false, "kr": false, "days": false, "gb": false,
+	} {
+		assert.Equal(t, want, currencyName(w, wordUnit(w)), w)
+	}
 }
