@@ -18,8 +18,9 @@ const (
 	// Ungrounded: no snippet states it. It blocks the answer.
 	Ungrounded
 	// Unverified: a small count written as a word ("two companies") that
-	// no snippet states and none contradicts. It blocks only under
-	// [Strict].
+	// no snippet states and none contradicts, or a name with digits
+	// ("COVID-19") whose stem a snippet names alone and none names with
+	// other digits. It blocks only under [Strict].
 	Unverified
 	// Derived: no snippet states it, but it is the result of one
 	// operation over quantities of the snippets, which the answer's
