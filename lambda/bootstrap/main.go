@@ -32,7 +32,6 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/groundwire/groundwire/kb"
 	"github.com/groundwire/groundwire/lambda"
@@ -69,7 +68,7 @@ func main() {
 	}
 	// Secrets given as SSM parameters are read once, here, at cold start.
 	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	getenv, err := resolveSecrets(sctx, os.Getenv, func() parameterGetter { return ssm.NewFromConfig(awsCfg) })
+	getenv, err := resolveSecrets(sctx, os.Getenv, func() parameterGetter { return newSSMClient(awsCfg, os.Getenv) })
 	cancel()
 	if err == nil {
 		cfg, err = loadConfig(getenv)

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
 )
 
 // secretVars are the variables that hold secrets. Each may instead be given
@@ -19,9 +16,9 @@ var secretVars = []string{"GROUNDWIRE_AUTH_TOKEN", "GROUNDWIRE_AUTH_SECRET", "OP
 
 const paramSuffix = "_PARAM"
 
-// parameterGetter is the part of the SSM client resolveSecrets uses.
+// parameterGetter reads SSM parameters, decrypted ([ssmClient]).
 type parameterGetter interface {
-	GetParameters(ctx context.Context, in *ssm.GetParametersInput, optFns ...func(*ssm.Options)) (*ssm.GetParametersOutput, error)
+	GetParameters(ctx context.Context, names []string) (*ssmParameters, error)
 }
 
 // resolveSecrets returns getenv with every secret whose _PARAM variable is
@@ -53,7 +50,7 @@ func resolveSecrets(ctx context.Context, getenv func(string) string, newClient f
 	if len(names) == 0 || len(errs) > 0 {
 		return getenv, errors.Join(errs...)
 	}
-	out, err := newClient().GetParameters(ctx, &ssm.GetParametersInput{Names: names, WithDecryption: aws.Bool(true)})
+	out, err := newClient().GetParameters(ctx, names)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s from SSM Parameter Store: %w", strings.Join(names, ", "), err)
 	}
@@ -61,9 +58,9 @@ func resolveSecrets(ctx context.Context, getenv func(string) string, newClient f
 	for _, p := range out.Parameters {
 		// GetParameters answers with the names asked for; an ARN asked for
 		// comes back as the parameter's ARN in ARN, its name in Name.
-		for _, key := range []string{aws.ToString(p.Name), aws.ToString(p.ARN)} {
+		for _, key := range []string{p.Name, p.ARN} {
 			if _, asked := byParam[key]; asked {
-				values[key] = aws.ToString(p.Value)
+				values[key] = p.Value
 			}
 		}
 	}

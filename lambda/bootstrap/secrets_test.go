@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -72,12 +71,12 @@ func (f *fakeSSM) client(t *testing.T) func() parameterGetter {
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	return func() parameterGetter {
-		return ssm.New(ssm.Options{
+		return newSSMClient(aws.Config{
 			Region: "eu-north-1", BaseEndpoint: aws.String(srv.URL), RetryMaxAttempts: 1,
 			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 				return aws.Credentials{AccessKeyID: "AKIDLOCAL", SecretAccessKey: "local"}, nil
 			}),
-		})
+		}, env(nil))
 	}
 }
 
@@ -145,8 +144,7 @@ func TestResolveSecretsErrors(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	srv.Close()
 	_, err := resolveSecrets(context.Background(), env(map[string]string{"GROUNDWIRE_AUTH_TOKEN_PARAM": "/gw/token"}), func() parameterGetter {
-		return ssm.New(ssm.Options{Region: "eu-north-1", BaseEndpoint: aws.String(srv.URL), RetryMaxAttempts: 1,
-			Credentials: aws.AnonymousCredentials{}})
+		return newSSMClient(aws.Config{Region: "eu-north-1", BaseEndpoint: aws.String(srv.URL), RetryMaxAttempts: 1, Credentials: aws.AnonymousCredentials{}}, env(nil))
 	})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "/gw/token")
