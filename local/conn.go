@@ -113,10 +113,11 @@ type client struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	sem      chan struct{}
-	prev     chan struct{} // closed when the last dispatched invocation returns
-	inflight sync.WaitGroup
-	draining atomic.Bool // the server shuts down: frames are no longer dispatched
-	dropped  atomic.Bool // dropped for not reading (see drop)
+	prev     chan struct{}  // closed when the last dispatched invocation returns
+	inflight sync.WaitGroup // dispatched invocations; added to only under drainMu while not draining
+	drainMu  sync.Mutex     // orders the reader's dispatch of a frame against shutdown's draining
+	draining atomic.Bool    // the server shuts down: frames are no longer dispatched
+	dropped  atomic.Bool    // dropped for not reading (see drop)
 
 	opened     time.Time
 	lastActive atomic.Int64 // unix nanoseconds of the last data frame, either way
@@ -482,14 +483,22 @@ func (c *client) readPump() (int, string) {
 		}
 		now := time.Now()
 		c.lastActive.Store(now.UnixNano())
-		if c.draining.Load() {
-			continue // shutting down: the connection closes with 1001
-		}
 		switch typ {
 		case websocket.TextMessage:
+			// Once shutdown has set draining, no frame is dispatched, so
+			// the invocations it waits for are only those counted before.
+			c.drainMu.Lock()
+			if c.draining.Load() {
+				c.drainMu.Unlock()
+				continue // shutting down: the connection closes with 1001
+			}
+			c.inflight.Add(1)
+			c.drainMu.Unlock()
 			c.dispatch(data, now)
 		case websocket.BinaryMessage:
-			c.refuseBinary()
+			if !c.draining.Load() {
+				c.refuseBinary()
+			}
 		}
 	}
 }
@@ -544,7 +553,8 @@ func (c *client) readEnd(err error) (int, string) {
 // dispatch hands one text frame to the handler as a MESSAGE event, in its
 // own goroutine (see maxInFlight and orderGate; the goroutine is a worker
 // that may have run earlier invocations, see workers).
-// now is when it was read.
+// now is when it was read. The reader has counted it in c.inflight; its
+// invocation, or dispatch when the connection closes first, marks it done.
 func (c *client) dispatch(data []byte, now time.Time) {
 	// The type and id for the metrics and the logs, as json.Unmarshal
 	// reads them (the last of duplicate keys, any casing); a frame the
@@ -574,6 +584,7 @@ func (c *client) dispatch(data []byte, now time.Time) {
 		case <-gate.C:
 		case <-c.quit:
 			gate.Stop()
+			c.inflight.Done()
 			return
 		}
 		gate.Stop()
@@ -581,11 +592,11 @@ func (c *client) dispatch(data []byte, now time.Time) {
 	select {
 	case c.sem <- struct{}{}:
 	case <-c.quit:
+		c.inflight.Done()
 		return
 	}
 	inv.done = make(chan struct{})
 	c.prev = inv.done
-	c.inflight.Add(1)
 	c.s.workers.run(inv)
 }
 

@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/gorilla/websocket"
 
 	"github.com/groundwire/groundwire/lambda"
@@ -50,6 +52,58 @@ func TestShutdownMidStream(t *testing.T) {
 	}
 	if _, _, err := ts.tryDial("", nil); err == nil {
 		t.Fatal("connected after shutdown")
+	}
+}
+
+// heldMessage holds the first message event back until a cancel event
+// has been handled: the message of a frame read just before a shutdown
+// began, whose answer starts after the shutdown's cancel.
+type heldMessage struct {
+	invoker
+	held, cancelled    chan struct{}
+	heldOnce, cancOnce sync.Once
+}
+
+func (g *heldMessage) Handle(ctx context.Context, ev events.APIGatewayWebsocketProxyRequest) (events.APIGatewayProxyResponse, error) {
+	if strings.Contains(ev.Body, `"type":"message"`) {
+		first := false
+		g.heldOnce.Do(func() { first = true })
+		if first {
+			close(g.held)
+			select {
+			case <-g.cancelled:
+			case <-ctx.Done():
+			}
+		}
+	}
+	resp, err := g.invoker.Handle(ctx, ev)
+	if strings.Contains(ev.Body, `"type":"cancel"`) {
+		g.cancOnce.Do(func() { close(g.cancelled) })
+	}
+	return resp, err
+}
+
+func TestShutdownCancelsAnAnswerBegunAfterItsCancel(t *testing.T) {
+	g := &heldMessage{held: make(chan struct{}), cancelled: make(chan struct{})}
+	ts := startServerDeps(t, func(d *deps) {
+		d.WrapHandler = func(h invoker) invoker { g.invoker = h; return g }
+	}, func(c *config) { c.TokenDelay = delayRange{20 * time.Millisecond, 20 * time.Millisecond} })
+	c := ts.dial(t, "", nil)
+	c.message("late", "What does Premium cost?")
+	select {
+	case <-g.held:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the message was not dispatched")
+	}
+	if err := ts.stop(); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	fs := c.until(func(f frame) bool { return f.Type == "stream_end" })
+	if end := fs[len(fs)-1]; end.ID != "late" || end.Reason != lambda.ReasonCancelled {
+		t.Fatalf("got %v, want stream_end cancelled", end)
+	}
+	if ce := c.closeErr(); ce.Code != websocket.CloseGoingAway {
+		t.Fatalf("close %v, want 1001", ce)
 	}
 }
 

@@ -45,6 +45,9 @@ type deps struct {
 	// WrapSender, when set, wraps the sender the handler replies through
 	// (fault injection in tests).
 	WrapSender func(lambda.Sender) lambda.Sender
+	// WrapHandler, when set, wraps what runs the events (tests: holding an
+	// invocation back).
+	WrapHandler func(invoker) invoker
 }
 
 // invoker runs one API Gateway event: the lambda handler in process, or
@@ -168,6 +171,9 @@ func newServer(cfg config, d deps) (*Server, error) {
 			return nil, err
 		}
 		s.handler = h
+	}
+	if d.WrapHandler != nil {
+		s.handler = d.WrapHandler(s.handler)
 	}
 
 	page := d.Page

@@ -71,8 +71,7 @@ func (s *Server) shutdown(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.draining.Store(true)
-			s.handler.Handle(ctx, messageEvent(c.peer, `{"type":"cancel"}`, time.Now()))
+			s.drain(ctx, c)
 			c.close(closeGoingAway, reasonShutdown, true)
 		}()
 	}
@@ -98,5 +97,36 @@ func (s *Server) shutdown(ctx context.Context) {
 	select {
 	case <-done:
 	case <-t.C:
+	}
+}
+
+// recancelEvery is how often drain cancels again while a connection's
+// invocations run.
+const recancelEvery = 50 * time.Millisecond
+
+// drain stops dispatching c's frames and cancels its answer until every
+// invocation dispatched before has returned (or ctx expires): a message
+// read just before draining may begin its answer after the first cancel,
+// and is cancelled by the next.
+func (s *Server) drain(ctx context.Context, c *client) {
+	c.drainMu.Lock()
+	c.draining.Store(true)
+	c.drainMu.Unlock()
+	idle := make(chan struct{})
+	go func() { // no invocation is added to c.inflight from here on
+		c.inflight.Wait()
+		close(idle)
+	}()
+	t := time.NewTicker(recancelEvery)
+	defer t.Stop()
+	for {
+		s.handler.Handle(ctx, messageEvent(c.peer, `{"type":"cancel"}`, time.Now()))
+		select {
+		case <-idle:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }
