@@ -117,9 +117,11 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			if f&qGlued != 0 {
 				w, e, ok = s.read(gluedScales, k)
 				// The one-letter word "m" is a scale after a unit
-				// written before the number (t.unit, set above).
+				// written before the number (t.unit, set above), or
+				// before a currency after a space ("15m euros"):
+				// metres of money are none.
 				m := e-k == 1 && s.t[k]|0x20 == 'm'
-				ok = ok && (!m || t.unit != 0)
+				ok = ok && (!m || t.unit != 0 || s.currencyAfter(e))
 			}
 			if !ok && t.kind != kWords && f&qScale != 0 && (!fast || s.may(scaleWords, j)) {
 				w, e, ok = s.read(scaleWords, j)

@@ -308,6 +308,16 @@ var gluedScales = newWordSet(table(`
 	6 = m mn
 	9 = bn`))
 
+// currencyAfter reports whether a space and a currency's name, code or
+// symbol follow i ("15m euros", "2m SEK").
+func (s *scanner) currencyAfter(i int) bool {
+	if s.ascii(i) != ' ' {
+		return false
+	}
+	w, _, ok := s.read(unitWords, i+1)
+	return ok && w.code != 0 && w.code <= lastCurrency
+}
+
 // currencyCodes are the currencies' codes, read before a number ("SEK 399",
 // "USD499"), and gluedCurrencies what is read glued before one: a code or
 // "kr" ("kr499").
