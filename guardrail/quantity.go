@@ -155,6 +155,11 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			// "$5 million dollars" keeps $; "$5 kr" is not read.
 			if ok && (t.unit == 0 || code == t.unit) {
 				t.unit, t.end = code, e
+			} else if !ok && t.unit == 0 && s.ascii(j-1) == ' ' {
+				// "5 Canadian dollars", "399 danska kronor"
+				if code, e, ok := s.qualifiedCurrency(j); ok {
+					t.unit, t.end = code, e
+				}
 			}
 		}
 	}

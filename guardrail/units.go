@@ -65,7 +65,15 @@ const currencySpec = `
 	currency KWD = kwd
 	currency EGP = egp
 	currency KES = kes
-	currency MAD = mad`
+	currency MAD = mad
+	currency franc = franc francs
+	currency peso = peso pesos
+	currency rupee = rupee rupees
+	currency dinar = dinar dinars
+	currency dirham = dirham dirhams
+	currency riyal = riyal riyals rial rials
+	currency lira = lira lire liras
+	currency ¤ =`
 
 // unitSpec holds the other units. A name with a '/' is a rate, which a
 // unit followed by a period also reads as ("100 km/h", "100 km per hour":
@@ -186,8 +194,14 @@ const (
 	gbp
 )
 
-// lastCurrency is the number of rows of currencySpec (TestNames).
-const lastCurrency = 50
+// lastCurrency is the number of rows of currencySpec (TestNames); the
+// last is unknownCurrency.
+const lastCurrency = 58
+
+// unknownCurrency (¤) is the currency of a name no row holds: a currency
+// word after words that qualify it ("5 Jamaican dollars"; see
+// qualifiedCurrency). It agrees with no currency, not even itself.
+const unknownCurrency uint8 = lastCurrency
 
 // boundUnit is the unit of a snippet's bare value that counts something
 // else ("25 engineers", "20%"'s 20): it grounds a bare value, and no value

@@ -1,0 +1,142 @@
+package guardrail
+
+import "unicode"
+
+// A currency word may follow the words that say whose currency it is:
+// "5 Canadian dollars", "5 Hong Kong dollars", "399 danska kronor". Read
+// alone, the word would name the convention's currency (dollars are USD,
+// kronor SEK), and the number before the qualifying words none at all: a
+// number with no unit is grounded by one with any, so "399 Danish
+// kroner" would pass for "399 kr". qualifiedCurrency reads such a name as
+// one unit: the currency ISO 4217 names so (qualifiedSpec), or, for a name
+// no row holds ("5 Jamaican dollars"), unknownCurrency, which agrees with
+// no currency.
+
+// qualifiedSpec holds the names of currencies made of qualifying words
+// and a currency word: each row is a code, the qualifiers (English as ISO
+// 4217 names the currency, and the Swedish adjectives; '_' joins the words
+// of one) and, after ':', a word of the currency words they qualify (a
+// currency word of the same unit is read alike: "dollar", "dollars").
+const qualifiedSpec = `
+	USD = us u.s. usa american amerikanska amerikansk : dollar
+	CAD = canadian kanadensiska kanadensisk : dollar
+	AUD = australian australiska australisk : dollar
+	NZD = new_zealand nyzeeländska nyzeeländsk : dollar
+	HKD = hong_kong hongkong : dollar
+	SGD = singapore singaporianska singaporiansk : dollar
+	TWD = taiwan new_taiwan taiwanesiska taiwanesisk : dollar
+	SEK = swedish svenska svensk : kronor
+	DKK = danish danska dansk : kronor
+	NOK = norwegian norska norsk : kronor
+	ISK = iceland icelandic isländska isländsk : kronor
+	DKK = danish : kroner
+	NOK = norwegian : kroner
+	ISK = iceland icelandic : kroner
+	GBP = british brittiska brittisk : pound
+	EUR = european europeiska : euro
+	CHF = swiss schweiziska schweizisk : franc
+	MXN = mexican mexikanska mexikansk : peso
+	ARS = argentine argentinian argentinska argentinsk : peso
+	CLP = chilean chilenska chilensk : peso
+	COP = colombian colombianska colombiansk : peso
+	PHP = philippine filippinska filippinsk : peso
+	INR = indian indiska indisk : rupee
+	JPY = japanese japanska japansk : yen
+	CNY = chinese kinesiska kinesisk : yuan
+	RUB = russian ryska rysk : ruble
+	TRY = turkish turkiska turkisk : lira
+	ZAR = south_african sydafrikanska sydafrikansk : rand
+	PLN = polish polska polsk : zloty
+	CZK = czech tjeckiska tjeckisk : koruna
+	HUF = hungarian ungerska ungersk : forint`
+
+// qualifiedNames holds each qualifier (lower case, words joined by a
+// space) followed by a space and the name of the unit of the currency word
+// it qualifies ("canadian USD"), as the key of the currency they name; and
+// qualifierWords the words of the qualifiers.
+var qualifiedNames, qualifierWords = func() (*wordSet, *wordSet) {
+	byName, words := map[string]string{}, map[string]string{}
+	for spec := qualifiedSpec; len(spec) > 0; {
+		line := spec
+		if i := indexByte(spec, '\n'); i >= 0 {
+			line, spec = spec[:i], spec[i+1:]
+		} else {
+			spec = ""
+		}
+		code, rest, ok := cut(line, '=')
+		if !ok {
+			continue
+		}
+		quals, word, _ := cut(rest, ':')
+		var c, w string
+		fields(code, func(f string) { c = f })
+		fields(word, func(f string) { w = names[unitWords.code(f)] })
+		fields(quals, func(q string) {
+			b := []byte(q)
+			for i, x := range b {
+				if x == '_' {
+					b[i] = ' '
+				}
+			}
+			byName[string(b)+" "+w] = c
+			fields(string(b), func(f string) { words[f] = "" })
+		})
+	}
+	return newWordSet(byName), newWordSet(words)
+}()
+
+// maxQualifiers is the most words qualifiedCurrency reads before the
+// currency word ("New Zealand", "South African").
+const maxQualifiers = 2
+
+// qualifiedCurrency reads, at i, one or two words that qualify a currency
+// word (a name or code, not a symbol) after them and that word ("Canadian dollars", "USA-dollar", "danska
+// kronor") and returns its unit and end: the currency of qualifiedSpec, or
+// unknownCurrency. A qualifying word is a word of qualifiedSpec's, a word
+// that begins with a capital, or a Swedish adjective of a country (in -sk
+// or -ska). ok is false when no such words and currency word are at i.
+func (s *scanner) qualifiedCurrency(i int) (unit uint8, end int, ok bool) {
+	p := i
+	for range maxQualifiers {
+		e := p
+		for c := s.at(e); isLetter(c) || e > p && c == '.'; c = s.at(e) {
+			e += runeLen(c)
+		}
+		if e == p || !s.qualifies(p, e) {
+			return 0, 0, false
+		}
+		if sep := s.ascii(e); sep != ' ' && sep != '-' {
+			return 0, 0, false
+		}
+		w, end, found := s.read(unitWords, e+1)
+		if !found || w.code == 0 || w.code >= unknownCurrency || !isLetter(s.at(e+1)) || isLetter(s.at(end)) {
+			p = e + 1
+			continue
+		}
+		b := []byte(lowerString(s.t[i:e]))
+		for k, x := range b {
+			if x == '-' {
+				b[k] = ' '
+			}
+		}
+		if c := qualifiedNames.code(string(b) + " " + names[w.code]); c != 0 {
+			return c, end, true
+		}
+		return unknownCurrency, end, true
+	}
+	return 0, 0, false
+}
+
+// qualifies reports whether the word [p,e) may say whose a currency is:
+// it begins with a capital, is a Swedish adjective of a country (-sk,
+// -ska), or is a word of qualifiedSpec's qualifiers.
+func (s *scanner) qualifies(p, e int) bool {
+	if unicode.IsUpper(s.at(p)) {
+		return true
+	}
+	if w := s.t[p:e]; hasSuffix(w, "sk") || hasSuffix(w, "ska") {
+		return true
+	}
+	_, end, ok := s.read(qualifierWords, p)
+	return ok && end == e
+}
