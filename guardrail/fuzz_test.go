@@ -14,6 +14,8 @@ var fuzzSeeds = []string{
 	"3 4 5", "1-2", ".5", "twenty percent", "3\u200b99", "\xff\xfe", "+", "-", "a hundred and",
 	"| Plan | Monthly price (SEK) |\n|---|---|\n| Pro | 99 kr/year |", "| Plan | Storage (GB) |\n| Pro | 1 TB | 20 |",
 	"\u202e399\u202c kr", "④⑨⑨ ⅩⅣ CDXCIX 四百九十九", "399½ 1⁄2", "&#52; 399&nbsp;000 &frac12;",
+	"the twenty-first century", "one hundred and first", "a thirty-second ad", "tjugoförsta tvåhundrade gången",
+	"in mid-2016 and the mid-1990s",
 }
 
 func FuzzExtract(f *testing.F) {

@@ -324,6 +324,16 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte, run *spel
 	if cap(lex) > cap(s.lex) {
 		s.lex = lex // grown
 	}
+	if best != 0 && lang == 'e' {
+		// An English ordinal word after the number ends it: "twenty-first".
+		last := s.words[bestWords-1] // what englishRun read
+		if run == nil {
+			last = lex[bestWords-1] // (one lexeme a word)
+		}
+		if s.ordinalAfter(t, i, best, val, last) {
+			return true
+		}
+	}
 	if best == 0 || val < 2 {
 		return false
 	}

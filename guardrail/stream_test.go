@@ -62,6 +62,7 @@ var fragments = []string{
 	" tjugo", " fem", " two", " thousand", " hundred", " and", " one", " a", " ninety-nine",
 	" −5", " -", "+", " ９９", " ٣٩٩", " 3\u200b99", " .5", " 0,5", " x", " och", " användare",
 	" procent", " percent", "3 4 5", "1-2", " é", "\u00e5", "\xff", "\xe2\x82",
+	"-first", " hundredth", "första", " mid", "-2016", "s",
 }
 
 func genAnswer(r *rand.Rand) string {

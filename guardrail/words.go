@@ -49,8 +49,9 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 				return end, true
 			}
 			if rest == 0 || end > 0 {
-				// (A value below two is no number: see spelled.)
-				if r.val >= 2 && s.spelled(t, i, e, nil, 'e', &r) {
+				// (A value below two is no number, but for an ordinal
+				// word after it: "one hundredth". See spelled.)
+				if (r.val >= 2 || r.best != 0) && s.spelled(t, i, e, nil, 'e', &r) {
 					return t.end, true
 				}
 				return e, false
@@ -77,6 +78,9 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 				*t = token{start: i, end: end, canon: s.keep([]byte("Q" + s.str(s.digitString(i+1, end)))), kind: kQuarter}
 				return end, true
 			}
+			if _, e, ok := s.read(timePrefixes, i); ok && e == j && yearOrDecade(s.t[j+1:end]) {
+				return j + 1, false // "mid-2016": a time prefix, then the year
+			}
 			if p, next, ok := s.gluedPrice(i, end); ok { // "SEK499", "kr499"
 				*t = p
 				return next, true
@@ -99,6 +103,10 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 				t.set(i, j, s.intern([]byte(s.t[i:j]), i), kUnread)
 				return j, true
 			}
+			if v, ok := swedishOrdinal(s.scratch); ok { // "tjugoförsta"
+				*t = s.ordinalToken(i, j, itoa(v))
+				return j, true
+			}
 			return j, false // prose
 		}
 		if unicode.IsUpper(s.at(i)) {
@@ -116,11 +124,14 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 		if lang == 0 {
 			// An ordinal word (no Swedish number: TestOrdinalsAreNoNumbers)
 			// counts before a noun ("third place", "tredje kvartalet"), not
-			// as a marker of a list ("Third, …").
+			// as a marker of a list ("Third, …"); above twelfth also joined
+			// to it by a hyphen ("nineteenth-century"; "third-party",
+			// "second-hand" are idioms).
 			if w, e, ok := s.read(ordinalWords, i); ok && e == j {
 				v := w.value
 				o := s.ordinalToken(i, e, v)
-				if o.kind == kQuarter || (v > "2" || len(v) > 1) && s.at(e) == ' ' && isLetter(s.at(e+1)) {
+				sep := s.at(e)
+				if o.kind == kQuarter || (v > "2" || len(v) > 1) && (sep == ' ' || sep == '-' && (len(v) == 2 && v > "12" || len(v) > 2)) && isLetter(s.at(e+1)) {
 					*t = o
 					return o.end, true
 				}
@@ -381,4 +392,24 @@ func lowerASCII(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
+}
+
+var timePrefixes = newWordSet(table(`= mid early late pre post`))
+
+// yearOrDecade reports whether y is a year (1000–2999: "2016") or a decade
+// ("1990s", "90s"), the part of a compound that makes a time prefix before
+// it ("mid-", "early-", "late-", "pre-", "post-") prose, not a name.
+func yearOrDecade(y string) bool {
+	n := len(y)
+	if y[n-1] == 's' {
+		if n--; y[n-1] != '0' || n != 2 && n != 4 {
+			return false
+		}
+	}
+	for k := range n {
+		if y[k]-'0' >= 10 {
+			return false
+		}
+	}
+	return n == 2 && n < len(y) || n == 4 && (y[0] == '1' || y[0] == '2')
 }

@@ -1,6 +1,9 @@
 package guardrail
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestSpelledStopsOnlyWhenNoNumberCanFollow checks the two rules by which
 // spelled stops reading words that form no number yet: words that end in
@@ -131,5 +134,73 @@ func TestOrdinalsAreNoNumbers(t *testing.T) {
 		if l, ok := appendSwedish(nil, []byte(w)); ok {
 			t.Errorf("ordinal %q splits into the Swedish number parts %v", w, l)
 		}
+	}
+}
+
+// TestTimePrefixes checks that a prefix of a time position joined to a
+// year or a decade ("mid-2016", "mid-1990s") is prose before a year or
+// decade read as any other, and that names stay names.
+func TestTimePrefixes(t *testing.T) {
+	for _, c := range []struct {
+		text, want string // canonical/kind
+	}{
+		{"in mid-2016", "2016/integer"},
+		{"Mid-2016 sales", "2016/integer"},
+		{"the mid-1990s", "1990/integer"},
+		{"the mid-1990's", "1990/integer"},
+		{"pre-2008 levels", "2008/integer"},
+		{"post-2010 rules", "2010/integer"},
+		{"the early-2000s", "2000/integer"},
+		{"the late-1800s", "1800/integer"},
+		{"the late-90s", "90/integer"},
+		{"the 90s", "90/integer"},
+		{"under 1990-talet", "1990/integer"},
+		{"COVID-19", "COVID19/name"},
+		{"X-15", "X15/name"},
+		{"Pre-2 model", "PRE2/name"},
+		{"mid-3000", "MID3000/name"},
+		{"mid-0990", "MID0990/name"},
+		{"mid-2016s", "MID2016/name"},
+		{"mid-1995s", "MID1995/name"},
+		{"mid-95s", "MID95/name"},
+		{"mid-20", "MID20/name"},
+		{"mid-199", "MID199/name"},
+		{"mid-s20", "MIDS20/name"},
+		{"mid-2016-17", "MID201617/name"},
+		{"midi-2016", "MIDI2016/name"},
+	} {
+		var got []string
+		for _, n := range Extract(c.text) {
+			got = append(got, n.Canonical+"/"+n.Kind.String())
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%q: %v, want %s", c.text, got, c.want)
+		}
+	}
+	checkGrounding(t, []groundingCase{
+		{"Sales fell in mid-2016.", "Sales fell in 2016.", true},
+		{"Sales fell in 2016.", "Sales fell in mid-2016.", true},
+		{"Sales fell in mid-2017.", "Sales fell in 2016.", false},
+		{"Sales fell in 2017.", "Sales fell in mid-2016.", false},
+		{"It peaked in the mid-1990s.", "It peaked in the 1990s.", true},
+		{"It peaked in the 1990s.", "It peaked in the mid-1990s.", true},
+		{"It peaked in the mid-1990s.", "Den toppade under 1990-talet.", true},
+		{"It peaked in the mid-1990s.", "Den toppade under 1980-talet.", false},
+		{"Rates were cut post-2009.", "Rates were cut after 2008.", false},
+		{"The COVID-19 rules.", "The COVID-20 rules.", false},
+	})
+	// "mid-" streamed in pieces is held until the year is read; then the
+	// prefix is released as prose, and the year blocks.
+	g := NewStreamGuard(NewSources([]string{"In 2016."}))
+	var out strings.Builder
+	pieces := []string{"In mid", "-", "20", "17 it fell."}
+	for k, p := range pieces {
+		safe, _ := g.Feed(p)
+		if out.WriteString(safe); k < len(pieces)-1 && out.String() != "In " {
+			t.Errorf("after %q: released %q", pieces[:k+1], out.String())
+		}
+	}
+	if safe, v := g.Close(); v.Grounded || out.String()+safe != "In mid-" {
+		t.Errorf("mid-2017 streamed against 2016: released %q, %+v", out.String()+safe, v.Numbers)
 	}
 }
