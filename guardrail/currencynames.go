@@ -13,42 +13,40 @@ import "unicode"
 // no currency.
 
 // qualifiedSpec holds the names of currencies made of qualifying words
-// and a currency word: each row is a code, the qualifiers (English as ISO
-// 4217 names the currency, and the Swedish adjectives; '_' joins the words
-// of one) and, after ':', a word of the currency words they qualify (a
-// currency word of the same unit is read alike: "dollar", "dollars").
+// and a currency word: each row is a code and, after ':', a word of each
+// unit of the currency words the qualifiers qualify (a currency word of
+// the same unit is read alike: "dollar", "dollars"), then the qualifiers:
+// English as ISO 4217 names the currency, and the Swedish adjectives ('_'
+// joins the words of one).
 const qualifiedSpec = `
-	USD = us u.s. usa american amerikanska amerikansk : dollar
-	CAD = canadian kanadensiska kanadensisk : dollar
-	AUD = australian australiska australisk : dollar
-	NZD = new_zealand nyzeeländska nyzeeländsk : dollar
-	HKD = hong_kong hongkong : dollar
-	SGD = singapore singaporianska singaporiansk : dollar
-	TWD = taiwan new_taiwan taiwanesiska taiwanesisk : dollar
-	SEK = swedish svenska svensk : kronor
-	DKK = danish danska dansk : kronor
-	NOK = norwegian norska norsk : kronor
-	ISK = iceland icelandic isländska isländsk : kronor
-	DKK = danish : kroner
-	NOK = norwegian : kroner
-	ISK = iceland icelandic : kroner
-	GBP = british brittiska brittisk : pound
-	EUR = european europeiska : euro
-	CHF = swiss schweiziska schweizisk : franc
-	MXN = mexican mexikanska mexikansk : peso
-	ARS = argentine argentinian argentinska argentinsk : peso
-	CLP = chilean chilenska chilensk : peso
-	COP = colombian colombianska colombiansk : peso
-	PHP = philippine filippinska filippinsk : peso
-	INR = indian indiska indisk : rupee
-	JPY = japanese japanska japansk : yen
-	CNY = chinese kinesiska kinesisk : yuan
-	RUB = russian ryska rysk : ruble
-	TRY = turkish turkiska turkisk : lira
-	ZAR = south_african sydafrikanska sydafrikansk : rand
-	PLN = polish polska polsk : zloty
-	CZK = czech tjeckiska tjeckisk : koruna
-	HUF = hungarian ungerska ungersk : forint`
+	USD:dollar = us u.s. usa american amerikanska amerikansk
+	CAD:dollar = canadian kanadensiska kanadensisk
+	AUD:dollar = australian australiska australisk
+	NZD:dollar = new_zealand nyzeeländska nyzeeländsk
+	HKD:dollar = hong_kong hongkong
+	SGD:dollar = singapore singaporianska singaporiansk
+	TWD:dollar = taiwan new_taiwan taiwanesiska taiwanesisk
+	SEK:kronor = swedish svenska svensk
+	DKK:kronor:kroner = danish danska dansk
+	NOK:kronor:kroner = norwegian norska norsk
+	ISK:kronor:kroner = iceland icelandic isländska isländsk
+	GBP:pound = british brittiska brittisk
+	EUR:euro = european europeiska
+	CHF:franc = swiss schweiziska schweizisk
+	MXN:peso = mexican mexikanska mexikansk
+	ARS:peso = argentine argentinian argentinska argentinsk
+	CLP:peso = chilean chilenska chilensk
+	COP:peso = colombian colombianska colombiansk
+	PHP:peso = philippine filippinska filippinsk
+	INR:rupee = indian indiska indisk
+	JPY:yen = japanese japanska japansk
+	CNY:yuan = chinese kinesiska kinesisk
+	RUB:ruble = russian ryska rysk
+	TRY:lira = turkish turkiska turkisk
+	ZAR:rand = south_african sydafrikanska sydafrikansk
+	PLN:zloty = polish polska polsk
+	CZK:koruna = czech tjeckiska tjeckisk
+	HUF:forint = hungarian ungerska ungersk`
 
 // qualifiedNames holds each qualifier (lower case, words joined by a
 // space) followed by a space and the name of the unit of the currency word
@@ -56,31 +54,20 @@ const qualifiedSpec = `
 // qualifierWords the words of the qualifiers.
 var qualifiedNames, qualifierWords = func() (*wordSet, *wordSet) {
 	byName, words := map[string]string{}, map[string]string{}
-	for spec := qualifiedSpec; len(spec) > 0; {
-		line := spec
-		if i := indexByte(spec, '\n'); i >= 0 {
-			line, spec = spec[:i], spec[i+1:]
-		} else {
-			spec = ""
-		}
-		code, rest, ok := cut(line, '=')
-		if !ok {
-			continue
-		}
-		quals, word, _ := cut(rest, ':')
-		var c, w string
-		fields(code, func(f string) { c = f })
-		fields(word, func(f string) { w = names[unitWords.code(f)] })
-		fields(quals, func(q string) {
-			b := []byte(q)
-			for i, x := range b {
-				if x == '_' {
-					b[i] = ' '
-				}
+	for q, v := range table(qualifiedSpec) {
+		code, unit, _ := cut(v, ':')
+		b := []byte(q)
+		for i, x := range b {
+			if x == '_' {
+				b[i] = ' '
 			}
-			byName[string(b)+" "+w] = c
-			fields(string(b), func(f string) { words[f] = "" })
-		})
+		}
+		for more := true; more; {
+			var word string
+			word, unit, more = cut(unit, ':')
+			byName[string(b)+" "+names[unitWords.code(word)]] = code
+		}
+		fields(string(b), func(f string) { words[f] = "" })
 	}
 	return newWordSet(byName), newWordSet(words)
 }()

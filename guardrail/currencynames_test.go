@@ -65,3 +65,14 @@ func TestQualifiedSpecCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestQualifiedCurrencyForms(t *testing.T) {
+	for text, unit := range map[string]string{
+		"5 Danish kronor": "DKK", "5 Danish kroner": "DKK", "5 danska kronor": "DKK",
+		"5 Norwegian kroner": "NOK", "5 Icelandic kronor": "ISK", "5 Swedish krona": "SEK",
+	} {
+		if n := Extract(text); len(n) != 1 || n[0].Unit.String() != unit {
+			t.Errorf("%q: %+v, want one number in %s", text, n, unit)
+		}
+	}
+}
