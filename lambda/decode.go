@@ -136,6 +136,7 @@ func (r *frameReader) read() error {
 		opened = false
 		field := -1 // the ClientFrame field this value is, or -1
 		if top.object {
+			r.skipSpace() // after ',': `{"a":1, "b":2}`
 			k, err := r.key()
 			if err != nil {
 				return err

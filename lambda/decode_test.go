@@ -56,6 +56,26 @@ func TestUnknownKeysIgnored(t *testing.T) {
 	}
 }
 
+// TestWhitespaceBetweenKeys: frames as JSON writers print them with spaces
+// and newlines between members (Python's json.dumps, JSON.stringify with an
+// indent) are answered like compact ones.
+func TestWhitespaceBetweenKeys(t *testing.T) {
+	for name, body := range map[string]string{
+		"python":   `{"type": "message", "id": "m1", "text": "How much does Premium cost?"}`,
+		"indented": "{\n  \"type\": \"message\",\n  \"id\": \"m1\",\n  \"text\": \"How much does Premium cost?\"\n}",
+		"tabs":     "{\"type\":\"message\"\t,\t\"id\":\"m1\" , \"text\":\"How much does Premium cost?\"}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			hs := newHarness(t)
+			hs.connect("c1")
+			hs.send("c1", body)
+			if got, want := hs.summary("c1"), "sources:m1 stream:m1 stream_end:m1:done response:m1:verified"; got != want {
+				t.Fatalf("frames: %s", got)
+			}
+		})
+	}
+}
+
 // TestIDLimit: ids up to MaxIDBytes are served; longer ones get bad_request
 // and are not echoed, so what the server sends back stays small whatever
 // the id's size (no amplification).
