@@ -12,8 +12,9 @@ import "unicode"
 // no row holds ("5 Jamaican dollars"), unknownCurrency, which agrees with
 // no currency.
 
-// qualifiedSpec holds the names of currencies made of qualifying words
-// and a currency word: each row is a code and, after ':', a word of each
+// qualifiedSpec holds the names of currencies (and of a few other units:
+// "working days", "business days" are workdays) made of qualifying words
+// and a currency (or unit) word: each row is a code and, after ':', a word of each
 // unit of the currency words the qualifiers qualify (a currency word of
 // the same unit is read alike: "dollar", "dollars"), then the qualifiers:
 // English as ISO 4217 names the currency, and the Swedish adjectives ('_'
@@ -46,7 +47,9 @@ const qualifiedSpec = `
 	ZAR:rand = south_african sydafrikanska sydafrikansk
 	PLN:zloty = polish polska polsk
 	CZK:koruna = czech tjeckiska tjeckisk
-	HUF:forint = hungarian ungerska ungersk`
+	HUF:forint = hungarian ungerska ungersk
+	workday:day = working business banking
+	day:day = calendar`
 
 // qualifiedNames holds each qualifier (lower case, words joined by a
 // space) followed by a space and the name of the unit of the currency word
@@ -77,11 +80,13 @@ var qualifiedNames, qualifierWords = func() (*wordSet, *wordSet) {
 const maxQualifiers = 2
 
 // qualifiedCurrency reads, at i, one or two words that qualify a currency
-// word (a name or code, not a symbol) after them and that word ("Canadian dollars", "USA-dollar", "danska
-// kronor") and returns its unit and end: the currency of qualifiedSpec, or
-// unknownCurrency. A qualifying word is a word of qualifiedSpec's, a word
-// that begins with a capital, or a Swedish adjective of a country (in -sk
-// or -ska). ok is false when no such words and currency word are at i.
+// word (a name or code, not a symbol) after them and that word ("Canadian
+// dollars", "USA-dollar", "danska kronor") and returns its unit and end:
+// the currency of qualifiedSpec, or unknownCurrency. A qualifying word is a
+// word of qualifiedSpec's, a word that begins with a capital, or a Swedish
+// adjective of a country (in -sk or -ska). Before another unit's word only
+// the names of qualifiedSpec are read ("working days"). ok is false when
+// no such words and word are at i.
 func (s *scanner) qualifiedCurrency(i int) (unit uint8, end int, ok bool) {
 	p := i
 	for range maxQualifiers {
@@ -96,7 +101,7 @@ func (s *scanner) qualifiedCurrency(i int) (unit uint8, end int, ok bool) {
 			return 0, 0, false
 		}
 		w, end, found := s.read(unitWords, e+1)
-		if !found || w.code == 0 || w.code >= unknownCurrency || !isLetter(s.at(e+1)) || isLetter(s.at(end)) {
+		if !found || w.code == 0 || w.code == unknownCurrency || !isLetter(s.at(e+1)) || isLetter(s.at(end)) {
 			p = e + 1
 			continue
 		}
@@ -108,6 +113,9 @@ func (s *scanner) qualifiedCurrency(i int) (unit uint8, end int, ok bool) {
 		}
 		if c := qualifiedNames.code(string(b) + " " + names[w.code]); c != 0 {
 			return c, end, true
+		}
+		if w.code > lastCurrency { // another unit: only the names of qualifiedSpec
+			return 0, 0, false
 		}
 		return unknownCurrency, end, true
 	}

@@ -73,6 +73,8 @@ const currencySpec = `
 	currency dirham = dirham dirhams
 	currency riyal = riyal riyals rial rials
 	currency lira = lira lire liras
+	currency cent = cent cents
+	currency penny = penny pence pennies
 	currency ¤ =`
 
 // unitSpec holds the other units. A name with a '/' is a rate, which a
@@ -87,6 +89,7 @@ const unitSpec = `
 	time minute = min mins minute minutes minut minuter minuters
 	time hour = h hr hrs hour hours tim timme timmar timmars
 	time day = day days dag dagar dagars dygn dygns
+	time workday = workday workdays weekday weekdays arbetsdag arbetsdagar arbetsdagars vardag vardagar vardagars bankdag bankdagar bankdagars
 	time week = week weeks wk wks vecka veckor veckors
 	time month = month months mo mos mån månad månader månaders
 	time quarter = quarter quarters kvartal kvartals
@@ -196,7 +199,7 @@ const (
 
 // lastCurrency is the number of rows of currencySpec (TestNames); the
 // last is unknownCurrency.
-const lastCurrency = 58
+const lastCurrency = 60
 
 // unknownCurrency (¤) is the currency of a name no row holds: a currency
 // word after words that qualify it ("5 Jamaican dollars"; see
