@@ -20,34 +20,34 @@ import "unicode"
 // English as ISO 4217 names the currency, and the Swedish adjectives ('_'
 // joins the words of one).
 const qualifiedSpec = `
-	USD:dollar = us u.s. usa american amerikanska amerikansk
-	CAD:dollar = canadian kanadensiska kanadensisk
-	AUD:dollar = australian australiska australisk
-	NZD:dollar = new_zealand nyzeeländska nyzeeländsk
+	USD:dollar = us u.s. usa american amerikanska
+	CAD:dollar = canadian kanadensiska
+	AUD:dollar = australian australiska
+	NZD:dollar = new_zealand nyzeeländska
 	HKD:dollar = hong_kong hongkong
-	SGD:dollar = singapore singaporianska singaporiansk
-	TWD:dollar = taiwan new_taiwan taiwanesiska taiwanesisk
-	SEK:kronor = swedish svenska svensk
-	DKK:kronor:kroner = danish danska dansk
-	NOK:kronor:kroner = norwegian norska norsk
-	ISK:kronor:kroner = iceland icelandic isländska isländsk
-	GBP:pound = british brittiska brittisk
+	SGD:dollar = singapore singaporianska
+	TWD:dollar = taiwan new_taiwan taiwanesiska
+	SEK:kronor = swedish svenska
+	DKK:kronor:kroner = danish danska
+	NOK:kronor:kroner = norwegian norska
+	ISK:kronor:kroner = iceland icelandic isländska
+	GBP:pound = british brittiska
 	EUR:euro = european europeiska
-	CHF:franc = swiss schweiziska schweizisk
-	MXN:peso = mexican mexikanska mexikansk
-	ARS:peso = argentine argentinian argentinska argentinsk
-	CLP:peso = chilean chilenska chilensk
-	COP:peso = colombian colombianska colombiansk
-	PHP:peso = philippine filippinska filippinsk
-	INR:rupee = indian indiska indisk
-	JPY:yen = japanese japanska japansk
-	CNY:yuan = chinese kinesiska kinesisk
-	RUB:ruble = russian ryska rysk
-	TRY:lira = turkish turkiska turkisk
-	ZAR:rand = south_african sydafrikanska sydafrikansk
-	PLN:zloty = polish polska polsk
-	CZK:koruna = czech tjeckiska tjeckisk
-	HUF:forint = hungarian ungerska ungersk
+	CHF:franc = swiss schweiziska
+	MXN:peso = mexican mexikanska
+	ARS:peso = argentine argentinian argentinska
+	CLP:peso = chilean chilenska
+	COP:peso = colombian colombianska
+	PHP:peso = philippine filippinska
+	INR:rupee = indian indiska
+	JPY:yen = japanese japanska
+	CNY:yuan = chinese kinesiska
+	RUB:ruble = russian ryska
+	TRY:lira = turkish turkiska
+	ZAR:rand = south_african sydafrikanska
+	PLN:zloty = polish polska
+	CZK:koruna = czech tjeckiska
+	HUF:forint = hungarian ungerska
 	workday:day = working business banking
 	day:day = calendar`
 
@@ -81,7 +81,7 @@ const maxQualifiers = 2
 
 // qualifiedCurrency reads, at i, one or two words that qualify a currency
 // word (a name or code, not a symbol) after them and that word ("Canadian
-// dollars", "USA-dollar", "danska kronor") and returns its unit and end:
+// dollars", "danska kronor") and returns its unit and end:
 // the currency of qualifiedSpec, or unknownCurrency. A qualifying word is a
 // word of qualifiedSpec's, a word that begins with a capital, or a Swedish
 // adjective of a country (in -sk or -ska). Before another unit's word only
@@ -97,7 +97,7 @@ func (s *scanner) qualifiedCurrency(i int) (unit uint8, end int, ok bool) {
 		if e == p || !s.qualifies(p, e) {
 			return 0, 0, false
 		}
-		if sep := s.ascii(e); sep != ' ' && sep != '-' {
+		if s.ascii(e) != ' ' {
 			return 0, 0, false
 		}
 		w, end, found := s.read(unitWords, e+1)
@@ -105,13 +105,7 @@ func (s *scanner) qualifiedCurrency(i int) (unit uint8, end int, ok bool) {
 			p = e + 1
 			continue
 		}
-		b := []byte(lowerString(s.t[i:e]))
-		for k, x := range b {
-			if x == '-' {
-				b[k] = ' '
-			}
-		}
-		if c := qualifiedNames.code(string(b) + " " + names[w.code]); c != 0 {
+		if c := qualifiedNames.code(lowerString(s.t[i:e]) + " " + names[w.code]); c != 0 {
 			return c, end, true
 		}
 		if w.code > lastCurrency { // another unit: only the names of qualifiedSpec

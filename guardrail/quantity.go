@@ -215,8 +215,15 @@ func (s *scanner) quantity(t *token, prefixUnit uint8) {
 			return
 		}
 		w, e, ok := s.read(periodSpaced, p+1)
-		if ok && w.code == 0 && s.ascii(e) == ' ' { // a join: the period follows
-			w, e, ok = s.read(periodWords, e+1)
+		for n := 0; ok && w.code == 0 && s.ascii(e) == ' ' && n < 3; n++ { // a join: the period follows
+			lead, at := w.value == "+", e+1
+			if lead && t.unit == 0 { // leads only after a unit: "399 kr for a year"
+				ok = false
+				break
+			}
+			if w, e, ok = s.read(periodWords, at); !ok && lead {
+				w, e, ok = s.read(periodSpaced, at) // or, after "for", "the", another join
+			}
 		}
 		if ok && w.code != 0 {
 			t.period, t.end = w.code, e

@@ -262,9 +262,11 @@ var periodWords = newWordSet(table(`
 // periodSpaced are read after a space after a quantity: the adverbs that
 // stand alone ("399 kr monthly", "4 % p.a."), valued by their period, and
 // the joins that come between the quantity and its period ("per month", "a
-// year", "i månaden", "om året"), valued "". All but "p.a." are letters,
-// so a word read here ends where no word of either kind goes on: one read
-// finds what a read of the adverbs and one of the joins would.
+// year", "i månaden", "om året"), valued "", and those that may lead other
+// joins after a unit, valued "+" (up to three joins: "399 kr for the whole
+// year", "för hela året", "the first year", "for a year"). All but "p.a."
+// are letters, so a word read here ends where no word of either kind goes
+// on: one read finds what a read of the adverbs and one of the joins would.
 var periodSpaced = newWordSet(table(`
 	month = monthly månadsvis
 	year = yearly annually årligen p.a. p.a
@@ -273,7 +275,8 @@ var periodSpaced = newWordSet(table(`
 	week = weekly veckovis
 	day = daily dagligen
 	hour = hourly
-	= per a an each every i om pro`)).withPairs()
+	= per a an each every i om pro
+	+ = for the first whole för ett en hela första`)).withPairs()
 
 // rates maps a unit and a period to the rate they make (km and hour: km/h),
 // from the names of the rates: the unit before the '/', the period after;
