@@ -3,11 +3,13 @@ package kb
 import (
 	"math"
 
-	"github.com/groundwire/groundwire/guardrail"
 	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/groundwire/groundwire/guardrail"
+	"github.com/groundwire/groundwire/kb/memo"
 )
 
 // BM25F parameters: a snippet's own text is normalised by its length (b);
@@ -110,33 +112,14 @@ const maxCachedWords = 4096
 
 // expandCached is info through the index's cache.
 func (ix *index) expandCached(word, lang string) wordInfo {
-	return cached(&ix.cache.mu, &ix.cache.m, stemKey{word, lang}, func() wordInfo { return ix.info(word, lang) })
+	return memo.Get(&ix.cache.mu, &ix.cache.m, maxCachedWords, stemKey{word, lang}, func() wordInfo { return ix.info(word, lang) })
 }
 
 // stemIndexedCached is stemIndexed through the index's cache: a name
 // ("Premium", "Swish") is looked up by its stems in every message that
 // has it, and stemming is most of that.
 func (ix *index) stemIndexedCached(word string) bool {
-	return cached(&ix.cache.mu, &ix.cache.stemmed, word, func() bool { return ix.stemIndexed(word) })
-}
-
-// cached returns (*m)[k], read under mu, or f's value, which it keeps; a
-// map holding maxCachedWords is emptied first. f runs without mu held.
-func cached[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, f func() V) V {
-	mu.Lock()
-	v, ok := (*m)[k]
-	mu.Unlock()
-	if ok {
-		return v
-	}
-	v = f()
-	mu.Lock()
-	if *m == nil || len(*m) >= maxCachedWords {
-		*m = make(map[K]V)
-	}
-	(*m)[k] = v
-	mu.Unlock()
-	return v
+	return memo.Get(&ix.cache.mu, &ix.cache.stemmed, maxCachedWords, word, func() bool { return ix.stemIndexed(word) })
 }
 
 // info returns what the index makes of a query word.

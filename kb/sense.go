@@ -4,6 +4,8 @@ import (
 	"cmp"
 	_ "embed"
 	"slices"
+
+	"github.com/groundwire/groundwire/kb/memo"
 )
 
 // Two-word nouns: a message's two neighbouring words that make one English
@@ -31,7 +33,7 @@ func (ix *index) otherNouns(tokens []string, lang string) map[string]bool {
 			prev = ""
 			continue
 		}
-		st := cached(&ix.cache.mu, &ix.cache.english, tok, func() string { return lexStem(tok, 0) })
+		st := memo.Get(&ix.cache.mu, &ix.cache.english, maxCachedWords, tok, func() string { return lexStem(tok, 0) })
 		if prev != "" && sortedHas(nounsEN, prev+"_"+st) && !ix.hasPair(prev, st) {
 			if out == nil {
 				out = map[string]bool{}

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/groundwire/groundwire/guardrail"
+	"github.com/groundwire/groundwire/kb/memo"
 )
 
 // Mock is the deterministic mock model (SPEC §8). It answers the question
@@ -261,7 +262,7 @@ func (c *fileCache) get(file string, lang Lang) fileInfo {
 	if c == nil {
 		return info()
 	}
-	return cached(&c.mu, &c.m, fileKey{file, lang}, info)
+	return memo.Get(&c.mu, &c.m, maxCachedWords, fileKey{file, lang}, info)
 }
 
 // fileLang is the language a knowledge base path declares (an en/ or sv/

@@ -14,6 +14,7 @@ import (
 	"github.com/kljensen/snowball/swedish"
 
 	"github.com/groundwire/groundwire/kb"
+	"github.com/groundwire/groundwire/kb/memo"
 )
 
 // sentence is one sentence of a snippet, as the mock says it.
@@ -317,26 +318,7 @@ func (c *wordCache) get(w string) wordInfo {
 	if c == nil {
 		return newWordInfo(w)
 	}
-	return cached(&c.mu, &c.m, w, func() wordInfo { return newWordInfo(w) })
-}
-
-// cached returns (*m)[k], read under mu, or f's value, which it keeps; a
-// map holding maxCachedWords is emptied first. f runs without mu held.
-func cached[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, f func() V) V {
-	mu.Lock()
-	v, ok := (*m)[k]
-	mu.Unlock()
-	if ok {
-		return v
-	}
-	v = f()
-	mu.Lock()
-	if *m == nil || len(*m) >= maxCachedWords {
-		*m = make(map[K]V)
-	}
-	(*m)[k] = v
-	mu.Unlock()
-	return v
+	return memo.Get(&c.mu, &c.m, maxCachedWords, w, func() wordInfo { return newWordInfo(w) })
 }
 
 // splitParts splits a question where a part ends: at a run of ?, ! or ;,
