@@ -98,7 +98,9 @@ func FuzzVerify(f *testing.F) {
 				t.Fatalf("number %+v: Grounded and State disagree", n)
 			case n.Grounded && (n.Citation < 0 || int(n.Citation) >= len(sources) || whole && !sources[n.Citation].Grounds(n.Number)):
 				t.Fatalf("grounded number %+v has a bad citation", n)
-			case !n.Grounded && n.Citation != -1:
+			case n.State == Derived && (len(n.Operands) == 0 || int(n.Citation) != n.Operands[0]):
+				t.Fatalf("derived number %+v does not cite its first operand's source", n)
+			case !n.Grounded && n.State != Derived && n.Citation != -1:
 				t.Fatalf("ungrounded number %+v has a citation", n)
 			case n.State == Unverified && n.Kind != KindWords && n.Kind != KindName:
 				t.Fatalf("only a count in words or a name can be unverified: %+v", n)
