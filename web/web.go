@@ -42,8 +42,11 @@
 // each time, so a rebuilt guard is picked up at once and an unchanged one
 // costs a 304), and a brotli or gzip body as the client's Accept-Encoding
 // prefers. Compression happens once per content in the process, when the
-// asset is embedded or built: gzip at its best level, brotli at quality 11
-// (9 for the guard, where 11 would take seconds). Every response carries the
+// asset is embedded or built: brotli at quality 11, gzip by compress/gzip
+// at its best level, or for an asset over 256 KB (the guard) by the slower,
+// smaller encoder of package web/internal/deflate; an asset's big encodings
+// are made concurrently and kept on disk by content hash (see encode).
+// Every response carries the
 // Content-Security-Policy [CSP] (own scripts and WASM only, no inline code,
 // WebSockets only to the serving host and Options.ConnectOrigins),
 // X-Content-Type-Options: nosniff and Referrer-Policy: no-referrer (the page
