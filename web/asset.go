@@ -25,15 +25,15 @@ import (
 // ones, made concurrently and kept on disk (see cachedEncoding): brotli at
 // quality 11 (the guard, 2.7 MB, takes some 10 s on one core, 4 times
 // quality 10 and 30 times quality 9, for 12 % fewer bytes than 9) and gzip
-// by [deflate.Gzip] (9 s for the guard at 15 iterations, 6 % fewer bytes
-// than compress/gzip at its best level) — worth it for every download, not
-// on every start.
+// by [deflate.Gzip] (some 6 s for the guard, 6 % fewer bytes than
+// compress/gzip at its best level) — worth it for every download, not on
+// every start.
 const bigAsset = 256 << 10
 
 // gzipIterations is the number of optimal-parse passes of deflate.Gzip for
-// a big asset. On the guard: 660,688 bytes with 1 pass (6.4 s), 658,384
-// with 5 (7.7 s), 657,749 with 15 (8.1 s); the match search and the block
-// splitting, done once, take most of the time.
+// a big asset. On the guard, one core: 658,789 bytes with 1 pass (5.5 s),
+// 656,447 with 5 (5.9 s), 655,941 with 15 (6.3 s); the match search and
+// the block splitting, done once, take most of the time.
 const gzipIterations = 15
 
 // asset is one served file in each encoding it is served in. Encodings are
@@ -211,7 +211,8 @@ func acceptQ(header, coding string) float64 {
 
 // encodedCacheDir is where cachedEncoding keeps the encodings of big
 // assets: the user cache directory's groundwire/encoded, or "" when there
-// is none. It holds <sha256 of the content>.br and .i<passes>.gz files. (Before gzip
+// is none. It holds <sha256 of the content>.br and
+// .deflate<version>-i<passes>.gz files. (Before gzip
 // was kept too, brotli alone was kept in groundwire/brotli, no longer read.)
 var encodedCacheDir = func() string {
 	dir, err := os.UserCacheDir()
@@ -233,8 +234,9 @@ var (
 	brotliCoding = coding{".br",
 		func(b []byte) []byte { return brotliBytes(b, brotli.BestCompression) },
 		func(b []byte) ([]byte, error) { return io.ReadAll(brotli.NewReader(bytes.NewReader(b))) }}
-	// the file name says the passes: another count makes another file
-	gzipCoding = coding{fmt.Sprintf(".i%d.gz", gzipIterations),
+	// the file name says the encoder's version and passes: an encoder that
+	// encodes differently makes another file
+	gzipCoding = coding{fmt.Sprintf(".deflate%d-i%d.gz", deflate.Version, gzipIterations),
 		func(b []byte) []byte { return deflate.Gzip(b, gzipIterations) },
 		gunzip}
 )

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -252,7 +253,7 @@ func bruteLimited(freq []int, maxBits int) int {
 
 func FuzzRoundTrip(f *testing.F) {
 	for _, in := range inputs() {
-		if len(in) < 20_000 {
+		if len(in) < 3000 {
 			f.Add(in)
 		}
 	}
@@ -283,5 +284,27 @@ func BenchmarkGzip(b *testing.B) {
 			b.ReportMetric(float64(ours)/float64(std), "time/stdlib")
 			b.ReportMetric(float64(ourN)/float64(stdN), "size/stdlib")
 		})
+	}
+}
+
+// TestSmoothForRuns: smoothed counts keep every used symbol used, turn a
+// stretch of close counts into one run, and leave long runs alone.
+func TestSmoothForRuns(t *testing.T) {
+	c := []int{100, 101, 99, 100, 102, 0, 0, 0, 0, 0, 0, 7, 7, 7, 7, 7, 7, 7, 3, 1, 0, 2, 50, 0}
+	orig := slices.Clone(c)
+	smoothForRuns(c)
+	for i := range c {
+		if orig[i] > 0 && c[i] == 0 {
+			t.Errorf("symbol %d: count %d became 0", i, orig[i])
+		}
+	}
+	if !slices.Equal(c[:5], []int{100, 100, 100, 100, 100}) {
+		t.Errorf("close counts %v smoothed to %v", orig[:5], c[:5])
+	}
+	if !slices.Equal(c[5:18], orig[5:18]) {
+		t.Errorf("runs %v changed to %v", orig[5:18], c[5:18])
+	}
+	if c[22] != 50 {
+		t.Errorf("a lone count 50 became %d", c[22])
 	}
 }

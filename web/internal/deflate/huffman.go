@@ -71,27 +71,28 @@ func distSym(d int) int {
 // length 1.
 func limitedLengths(freq []int, maxBits int, lens []uint8) {
 	clear(lens[:len(freq)])
-	var buf [288]leaf
-	leaves := buf[:0]
+	// sorted by weight, then symbol: keys weight<<9 | symbol
+	var keys [288]uint64
+	k := keys[:0]
 	for s, f := range freq {
 		if f > 0 {
-			leaves = append(leaves, leaf{f, s})
+			k = append(k, uint64(f)<<9|uint64(s))
 		}
 	}
-	n := len(leaves)
+	n := len(k)
 	if n == 0 {
 		return
 	}
 	if n == 1 {
-		lens[leaves[0].sym] = 1
+		lens[k[0]&511] = 1
 		return
 	}
-	slices.SortFunc(leaves, func(a, b leaf) int {
-		if a.w != b.w {
-			return a.w - b.w
-		}
-		return a.sym - b.sym
-	})
+	slices.Sort(k)
+	var buf [288]leaf
+	leaves := buf[:n]
+	for i, x := range k {
+		leaves[i] = leaf{int(x >> 9), int(x & 511)}
+	}
 	if huffmanLengths(leaves, maxBits, lens) {
 		return
 	}

@@ -38,16 +38,23 @@ func (m *matches) longest(p int) (length, dist int) {
 	return int(q.len), int(q.dist)
 }
 
+// findMatches finds the pairs of every position of [start, end). The
+// nearest match of 3 bytes or more is the first true one on the chain of
+// positions with the same hash of 3 bytes; the longer ones are searched on
+// the chain of the hash of 4 bytes (fewer candidates, all at least as far:
+// any of them is a 3-byte match), nearest first, keeping each that is
+// longer than the best so far, up to maxChain candidates.
 func findMatches(data []byte, start, end int) *matches {
 	m := &matches{start: start, off: make([]int32, end-start+1)}
-	head := make([]int32, 1<<hashBits)
-	for i := range head {
-		head[i] = -1
+	m.pairs = make([]pair, 0, (end-start)/2)
+	bitsN := min(hashBits, max(8, bits.Len(uint(end-max(0, start-windowSize)))))
+	head3, head4 := make([]int32, 1<<bitsN), make([]int32, 1<<bitsN)
+	for i := range head3 {
+		head3[i], head4[i] = -1, -1
 	}
-	prev := make([]int32, windowSize)
-	hash := func(i int) uint32 {
-		return (uint32(data[i])<<16 | uint32(data[i+1])<<8 | uint32(data[i+2])) * 2654435761 >> (32 - hashBits)
-	}
+	win := min(windowSize, 1<<bits.Len(uint(end)))
+	prev3, prev4 := make([]int32, win), make([]int32, win)
+	mask := win - 1
 	for i := max(0, start-windowSize); i < end; i++ {
 		if i+minMatch > len(data) {
 			if i >= start {
@@ -55,23 +62,43 @@ func findMatches(data []byte, start, end int) *matches {
 			}
 			continue
 		}
-		h := hash(i)
+		x := uint32(data[i]) | uint32(data[i+1])<<8 | uint32(data[i+2])<<16
+		h3 := x * 2654435761 >> (32 - bitsN)
+		has4 := i+4 <= len(data)
+		var h4 uint32
+		if has4 {
+			h4 = (x | uint32(data[i+3])<<24) * 2246822519 >> (32 - bitsN)
+		}
 		if i >= start {
 			limit := min(maxMatch, end-i)
 			best := minMatch - 1
-			for p, hops := int(head[h]), 0; p >= 0 && i-p <= windowSize && hops < maxChain && best < limit; hops++ {
-				if data[p+best] == data[i+best] {
-					if l := matchLen(data[p:], data[i:i+limit]); l > best {
-						m.pairs = append(m.pairs, pair{uint16(l), uint16(i - p)})
-						best = l
-					}
+			for p, hops := int(head3[h3]), 0; limit >= minMatch && p >= 0 && i-p <= windowSize && hops < maxChain; hops++ {
+				if data[p] == data[i] && data[p+1] == data[i+1] && data[p+2] == data[i+2] {
+					best = minMatch + matchLen(data[p+minMatch:], data[i+minMatch:i+limit])
+					m.pairs = append(m.pairs, pair{uint16(best), uint16(i - p)})
+					break
 				}
-				p = int(prev[p%windowSize])
+				p = int(prev3[p&mask])
+			}
+			if has4 && best >= minMatch {
+				for p, hops := int(head4[h4]), 0; p >= 0 && i-p <= windowSize && hops < maxChain && best < limit; hops++ {
+					if data[p+best] == data[i+best] {
+						if l := matchLen(data[p:], data[i:i+limit]); l > best {
+							m.pairs = append(m.pairs, pair{uint16(l), uint16(i - p)})
+							best = l
+						}
+					}
+					p = int(prev4[p&mask])
+				}
 			}
 			m.off[i-start+1] = int32(len(m.pairs))
 		}
-		prev[i%windowSize] = head[h]
-		head[h] = int32(i)
+		prev3[i&mask] = head3[h3]
+		head3[h3] = int32(i)
+		if has4 {
+			prev4[i&mask] = head4[h4]
+			head4[h4] = int32(i)
+		}
 	}
 	return m
 }
@@ -303,12 +330,11 @@ func randomize(r *rng, f []float64) {
 }
 
 // optimalBlock iterates optimal parses of [start, end): the first under
-// the statistics of the greedy parse, each next one under the statistics
-// of the previous, and returns the smallest as a dynamic block. When the
+// the statistics st, each next one under the statistics of the previous,
+// and returns the smallest as a dynamic block. When the
 // cost stops changing, the statistics of the best are perturbed at random
 // (deterministically) to leave the local minimum.
-func (ps *parser) optimalBlock(data []byte, m *matches, start, end, iterations int) *store {
-	st := statsOf(greedy(data, m, start, end))
+func (ps *parser) optimalBlock(data []byte, m *matches, start, end, iterations int, st *stats) *store {
 	var best *store
 	bestCost := math.Inf(1)
 	var bestStats, lastStats *stats
