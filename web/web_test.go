@@ -313,7 +313,7 @@ func TestEncodedOnce(t *testing.T) {
 // disk and read back by the next run; a kept file that does not decode to
 // the content (damaged, or another content's) is not served but made again.
 func TestCachedEncoding(t *testing.T) {
-	body := bytes.Repeat([]byte("groundwire guards numbers; "), 2000)
+	body := bytes.Repeat([]byte("groundwire guards numbers; "), 400)
 	sum := sha256.Sum256(body)
 	for _, c := range []struct {
 		coding

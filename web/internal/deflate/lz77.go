@@ -278,7 +278,20 @@ func (ps *parser) optimal(data []byte, m *matches, start, end int, cm *costModel
 		}
 		i := p - m.start
 		l, limit := minMatch, n-j
-		for _, q := range m.pairs[m.off[i]:m.off[i+1]] {
+		prs := m.pairs[m.off[i]:m.off[i+1]]
+		if limit >= maxMatch && len(prs) > 0 && prs[len(prs)-1].len == maxMatch && i > 0 &&
+			m.off[i] > m.off[i-1] && m.pairs[m.off[i]-1].len == maxMatch {
+			// inside a long repeat (here and one before, the longest match
+			// is the longest possible): only the longest match is tried,
+			// shorter ones end where the repeat's later matches reach
+			q := prs[len(prs)-1]
+			if x := c + cm.dist[distSym(int(q.dist))] + cm.length[maxMatch]; x < cost[j+maxMatch] {
+				cost[j+maxMatch] = x
+				length[j+maxMatch] = maxMatch
+			}
+			continue
+		}
+		for _, q := range prs {
 			dc := c + cm.dist[distSym(int(q.dist))]
 			top := min(int(q.len), limit)
 			for ; l <= top; l++ {
