@@ -31,8 +31,9 @@ import (
 )
 
 // masterSize is the size of the parts compressed one after the other (each
-// with the window of the previous): it bounds the memory of the matches.
-const masterSize = 1 << 20
+// with the window of the previous): it bounds the memory of the matches. A
+// variable for the tests.
+var masterSize = 1 << 20
 
 // maxBlocks bounds the blocks of one part; the guard's split into fewer
 // (it is 655,941 bytes so, 657,749 with zopfli's bound of 15).

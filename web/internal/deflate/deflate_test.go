@@ -106,6 +106,22 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestParts: an input of several parts decodes, and a part's matches reach
+// into the previous part's window.
+func TestParts(t *testing.T) {
+	defer func(n int) { masterSize = n }(masterSize)
+	masterSize = 30_000
+	chunk := randomBytes(9, 20_000)
+	in := bytes.Repeat(chunk, 5) // 100 KB, 4 parts
+	gz := Gzip(in, 2)
+	if !bytes.Equal(inflate(t, gz), in) {
+		t.Fatal("round trip differs")
+	}
+	if len(gz) > 21_000 { // the chunk once, then matches
+		t.Errorf("%d bytes: the repeats in later parts were not matched", len(gz))
+	}
+}
+
 // TestHeader: the member has no name, no time, and the trailer compress/gzip
 // checks (it fails on a bad CRC or size).
 func TestHeader(t *testing.T) {
