@@ -39,7 +39,8 @@ var masterSize = 1 << 20
 // (it is 655,941 bytes so, 657,749 with zopfli's bound of 15).
 const maxBlocks = 200
 
-// Version changes whenever the encoding of some input changes: a cache of
+// Version changes whenever the encoding of some input changes (TestVersion
+// fails until it does): a cache of
 // encodings names it so that an improved encoder is not shadowed by what
 // an older one kept.
 const Version = 1

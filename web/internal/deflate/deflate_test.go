@@ -3,8 +3,11 @@ package deflate
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -322,5 +325,26 @@ func TestSmoothForRuns(t *testing.T) {
 	}
 	if c[22] != 50 {
 		t.Errorf("a lone count 50 became %d", c[22])
+	}
+}
+
+// TestVersion ties Version to the encoder's output: the digest of the
+// encodings of the varied inputs is the one recorded for this Version. A
+// change of the encoder that changes any byte fails here until Version is
+// bumped (so that no cache serves an older encoder's bytes under the new
+// one's name) and the digest recorded again.
+func TestVersion(t *testing.T) {
+	digests := map[int]string{
+		1: "faba36895056480b5f6da9c1e58082a9147141a0d3f38ca17d5cd90a794db6fc",
+	}
+	h := sha256.New()
+	in := inputs()
+	names := slices.Sorted(maps.Keys(in))
+	for _, name := range names {
+		h.Write(Gzip(in[name], 3))
+	}
+	got := hex.EncodeToString(h.Sum(nil))
+	if want := digests[Version]; got != want {
+		t.Errorf("the encodings of the test inputs changed (digest %s, recorded for Version %d: %q): bump Version and record the new digest", got, Version, want)
 	}
 }
