@@ -22,7 +22,9 @@
 //     smallest header, and of the code for the counts and the code for
 //     counts smoothed into runs, the one giving the smaller block.
 //
-// The same input always gives the same bytes.
+// The same input always gives the same bytes on one architecture (the
+// costs are floats, which a fused multiply-add, as on arm64, may round
+// otherwise).
 package deflate
 
 import (

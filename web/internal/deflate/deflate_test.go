@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -334,6 +335,12 @@ func TestSmoothForRuns(t *testing.T) {
 // bumped (so that no cache serves an older encoder's bytes under the new
 // one's name) and the digest recorded again.
 func TestVersion(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		// The costs are floats: where the compiler fuses a multiply
+		// and an add (arm64, ppc64, s390x) one may round otherwise and
+		// another parse win, which is as good, but other bytes.
+		t.Skipf("the digest is recorded on amd64; %s may round the costs otherwise", runtime.GOARCH)
+	}
 	digests := map[int]string{
 		1: "faba36895056480b5f6da9c1e58082a9147141a0d3f38ca17d5cd90a794db6fc",
 	}
