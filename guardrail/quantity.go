@@ -17,6 +17,15 @@ import (
 // quantity reads what follows a plain number (integer, decimal, grouped,
 // ambiguous): a percent sign or word, a scale, a unit, a period.
 func (s *scanner) quantity(t *token, prefixUnit uint8) {
+	s.quantityOf(t, prefixUnit)
+	if t.period == 0 && t.unit-1 < lastCurrency {
+		// A price with no period of its own: one its sentence names.
+		t.period = s.pricePeriod(t.start, t.end)
+	}
+}
+
+// quantityOf is quantity, but for a price's period named apart from it.
+func (s *scanner) quantityOf(t *token, prefixUnit uint8) {
 	k := t.end
 	// What may follow is told by the rune after the number, or after a
 	// space after it, read as ASCII (see quantityAfter); most numbers are

@@ -268,14 +268,14 @@ var periodWords = newWordSet(table(`
 // are letters, so a word read here ends where no word of either kind goes
 // on: one read finds what a read of the adverbs and one of the joins would.
 var periodSpaced = newWordSet(table(`
-	month = monthly månadsvis
-	year = yearly annually årligen p.a. p.a
+	month = monthly månadsvis månatligen
+	year = yearly annually årligen årsvis p.a. p.a
 	quarter = quarterly kvartalsvis
 	half-year = semi-annually semiannually halvårsvis
 	week = weekly veckovis
 	day = daily dagligen
 	hour = hourly
-	= per a an each every i om pro
+	= per a an each every i om pro varje
 	+ = for the first whole för ett en hela första`)).withPairs()
 
 // rates maps a unit and a period to the rate they make (km and hour: km/h),

@@ -363,19 +363,23 @@ func (s *scanner) letterRun(i int) int {
 
 // lower writes the lower-case UTF-8 of w into the scanner's scratch buffer.
 func (s *scanner) lower(w string) []byte {
-	b := s.scratch[:0]
+	s.scratch = lowerInto(s.scratch[:0], w)
+	return s.scratch
+}
+
+// lowerInto appends the lower case of w to dst.
+func lowerInto(dst []byte, w string) []byte {
 	for i := 0; i < len(w); {
 		if c := w[i]; c < 0x80 {
-			b = append(b, latinLowers[c])
+			dst = append(dst, latinLowers[c])
 			i++
 			continue
 		}
 		c, size := utf8.DecodeRuneInString(w[i:])
-		b = utf8.AppendRune(b, toLower(c))
+		dst = utf8.AppendRune(dst, toLower(c))
 		i += size
 	}
-	s.scratch = b
-	return b
+	return dst
 }
 
 // toLower is unicode.ToLower, with ASCII and the Latin-1 letters (å, ä, ö,

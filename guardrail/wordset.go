@@ -296,6 +296,37 @@ func (ws *wordSet) code(w string) uint8 {
 	return 0
 }
 
+// codeOf is code for a word as bytes.
+func (ws *wordSet) codeOf(w []byte) uint8 {
+	if n := ws.node(w); n != nil {
+		return n.code
+	}
+	return 0
+}
+
+// value returns the value of w, a word of the set (an ASCII letter of w
+// in either case), or "".
+func (ws *wordSet) value(w []byte) string {
+	if n := ws.node(w); n != nil {
+		return n.value
+	}
+	return ""
+}
+
+// node returns the node where w ends, a word of the set, or nil.
+func (ws *wordSet) node(w []byte) *trieNode {
+	r := 0
+	for _, b := range w {
+		if r = ws.step(r, b); r == 0 {
+			return nil
+		}
+	}
+	if node := ws.rows[r+ws.width-1]; node&nodeWhole != 0 {
+		return &ws.nodes[node&nodeIndex]
+	}
+	return nil
+}
+
 // starts reports whether a word of the set may begin with rune c: false
 // only for an ASCII rune that begins none.
 func (ws *wordSet) starts(c rune) bool {

@@ -1,0 +1,226 @@
+package guardrail
+
+// This file reads the period of a price that is named apart from it: "an
+// annual fee of 399 kr" and "399 kr, billed yearly" are 399 kr per year,
+// "månadskostnaden är 49 kr" 49 kr per month. A price printed with no
+// period of its own takes the period of the nearest phrase of its sentence
+// that names one for a payment, with no other number between them:
+//   - an adjective or adverb of period before a word for a price or a
+//     payment ("annual fee", "monthly cost", "yearly subscription",
+//     "årlig avgift", "with quarterly billing");
+//   - a Swedish compound of a period, 's' and such a word ("årsavgift",
+//     "månadskostnaden");
+//   - a verb of billing before an adverb of period, or before "per",
+//     "every", "a", "varje" … and a period ("billed annually", "charged
+//     every month", "betalas årsvis", "dras varje månad").
+//
+// After the price, an adjective and noun count only after "with", "as",
+// "med", "som" ("399 kr with annual billing"; not "958 kr over the monthly
+// price"). The sentence of a price ends at '.', '!', '?', ';', a line
+// break, a number, a conjunction ("and", "but", "och", …) or a word of
+// comparison ("than", "compared", "jämfört"), and what follows a word of
+// comparison before the price is what it is compared with ("compared with
+// the monthly price, you save 958 kr"). Two such phrases as near as each other that name different periods name
+// none. An adjective of period before another word says nothing of a price
+// ("daily backups", "the annual plan"), nor does a compound of a period
+// with another word ("dagsläget", "årsskiftet"). The phrases are looked
+// for within maxPayWords words either side of the price, so that in a
+// stream a price is held at most that far past it.
+
+// payWords are the words for a price or a payment ("noun"), the verbs of
+// billing ("verb"), and the conjunctions that begin another clause
+// ("stop": "49 kr, and the yearly price of Premium is 399 kr"), in English
+// and Swedish.
+var payWords = newWordSet(table(`
+	noun = price prices pricing fee fees cost costs charge charges rate rates payment payments
+	noun = subscription subscriptions membership bill bills billing invoice invoices invoicing
+	noun = renewal renewals licence license
+	noun = pris priset priser avgift avgiften avgifter kostnad kostnaden kostnader belopp beloppet
+	noun = betalning betalningen betalningar abonnemang abonnemanget medlemskap medlemskapet
+	noun = faktura fakturan fakturor fakturering faktureringen debitering debiteringen licens licensen
+	verb = billed charged paid payable invoiced debited renewed renews renew pay pays
+	verb = faktureras debiteras betalas dras förnyas betalar betala
+	stop = and but or while whereas och men eller medan samt
+	than = than compared versus vs instead än jämfört istället
+	lead = with as via med som`))
+
+// maxPayWords is how many words either side of a price are read for the
+// phrase that names its period.
+const maxPayWords = 8
+
+// payWord is what a word near a price may be in a phrase of period.
+type payWord struct {
+	adj    uint8 // the period of an adjective or adverb of period
+	adverb uint8 // the period of an adverb that stands after a verb ("annually")
+	period uint8 // the period of a period word ("month", "år")
+	comp   uint8 // the period of a compound of a period and a payment word
+	noun   bool  // a word for a price or a payment
+	verb   bool  // a verb of billing
+	join   bool  // "per", "every", "a", "varje", … before a period
+	stop   bool  // a conjunction: the clause of the price ends before it
+	than   bool  // a word of comparison: what follows it is another price's
+	lead   bool  // "with", "as", … : may lead an adjective and noun after a price
+}
+
+// pricePeriod returns the period the sentence around a price, the
+// quantity at [start,end), names for it (see above), or 0. Its reads past
+// the price go through at, so that in a stream a price waits for the
+// words that may name its period.
+func (s *scanner) pricePeriod(start, end int) uint8 {
+	var ws [2 * maxPayWords]payWord
+	// The words before the price, nearest first, then after it.
+	nb := 0
+	for i := start; nb < maxPayWords; nb++ {
+		j := i
+		for j > 0 && !isLetterByte(s.t[j-1]) {
+			if c := s.t[j-1]; c == '\n' || c == '.' || c == '!' || c == '?' || c == ';' || c-'0' < 10 {
+				break
+			}
+			j--
+		}
+		k := j
+		for k > 0 && (isLetterByte(s.t[k-1]) || s.t[k-1] == '-' && k > 1 && isLetterByte(s.t[k-2])) {
+			k--
+		}
+		if k == j {
+			break
+		}
+		w := payWordOf(s.t[k:j])
+		if w.than {
+			nb = 0 // what follows a comparison is what the price is compared with
+		}
+		if w.stop || w.than {
+			break
+		}
+		ws[maxPayWords-1-nb] = w
+		i = k
+	}
+	na := 0
+	for i := end; na < maxPayWords; na++ {
+		c := s.at(i)
+		for c != eof && !isLetter(c) {
+			if c == '\n' || c == '.' || c == '!' || c == '?' || c == ';' || uint32(c-'0') < 10 {
+				break
+			}
+			i += runeLen(c)
+			c = s.at(i)
+		}
+		k := i
+		for isLetter(c) || c == '-' && isLetter(s.at(k+1)) {
+			k += runeLen(c)
+			c = s.at(k)
+		}
+		if k == i {
+			break
+		}
+		if ws[maxPayWords+na] = payWordOf(s.t[i:k]); ws[maxPayWords+na].stop || ws[maxPayWords+na].than {
+			break
+		}
+		i = k
+	}
+	// The words before the price and after it, in the order of the text;
+	// no phrase runs across the price.
+	before, after := ws[maxPayWords-nb:maxPayWords], ws[maxPayWords:maxPayWords+na]
+	best, dist := uint8(0), len(ws)
+	take := func(code uint8, n int) {
+		switch {
+		case code == 0 || n > dist:
+		case n < dist:
+			best, dist = code, n
+		case code != best:
+			best = 0 // as near, and another period: none
+		}
+	}
+	for i := range before {
+		code, n := payPhrase(before[i:])
+		take(code, len(before)-i-n) // the words between it and the price
+	}
+	led := false // after the price: an adjective and noun only after "with", …
+	for i := range after {
+		if code, _ := payPhrase(after[i:]); code != 0 && (led || after[i].adj == 0 || after[i].verb) {
+			take(code, i)
+		}
+		led = led || after[i].lead
+	}
+	return best
+}
+
+// payPhrase returns the period the phrase that begins words names for a
+// payment and its length in words, or 0 (see pricePeriod).
+func payPhrase(words []payWord) (uint8, int) {
+	if len(words) == 0 {
+		return 0, 0
+	}
+	w := words[0]
+	if w.comp != 0 {
+		return w.comp, 1
+	}
+	if len(words) < 2 {
+		return 0, 0
+	}
+	switch next := words[1]; {
+	case w.adj != 0 && next.noun:
+		return w.adj, 2
+	case w.verb && next.adverb != 0:
+		return next.adverb, 2
+	case w.verb && next.join && len(words) > 2 && words[2].period != 0:
+		return words[2].period, 3
+	}
+	return 0, 0
+}
+
+// payWordOf reads a word of the text (letters, perhaps joined by hyphens)
+// for pricePeriod. A word is one thing at most, looked up in that order.
+func payWordOf(w string) payWord {
+	var p payWord
+	var buf [66]byte
+	if len(w) > 64 {
+		return p // no word of a phrase is that long
+	}
+	b := lowerInto(buf[:0], w)
+	switch payWords.value(b) {
+	case "noun":
+		p.noun = true
+		return p
+	case "verb":
+		p.verb = true
+		return p
+	case "stop":
+		p.stop = true
+		return p
+	case "than":
+		p.than = true
+		return p
+	case "lead":
+		p.lead = true
+		return p
+	}
+	if n := periodSpaced.node(b); n != nil {
+		p.join, p.adverb, p.adj = n.value == "", n.code, n.code
+		return p
+	}
+	if p.period = periodWords.codeOf(b); p.period != 0 {
+		return p
+	}
+	// An adjective whose adverb adds "ly" ("annual") or "en" ("årlig",
+	// also "årliga", "årligt").
+	n := len(b)
+	if n >= 5 && (b[n-1] == 'a' || b[n-1] == 't') && b[n-2] == 'g' {
+		n-- // a Swedish ending
+	}
+	switch {
+	case n >= 4 && b[n-2] == 'a' && b[n-1] == 'l':
+		p.adj = periodSpaced.codeOf(append(b[:n], 'l', 'y'))
+	case n >= 4 && b[n-3] == 'l' && b[n-2] == 'i' && b[n-1] == 'g':
+		p.adj = periodSpaced.codeOf(append(b[:n], 'e', 'n'))
+	}
+	// A compound of a period word, 's' and a payment word ("årsavgift").
+	for k := 2; k < 10 && k+4 < len(b) && p.adj == 0; k++ {
+		if b[k] == 's' && payWords.value(b[k+1:]) == "noun" {
+			if p.comp = periodWords.codeOf(b[:k]); p.comp != 0 {
+				break
+			}
+		}
+	}
+	return p
+}
