@@ -164,6 +164,12 @@ func (s *scanner) quantityOf(t *token, prefixUnit uint8) {
 			// "$5 million dollars" keeps $; "$5 kr" is not read.
 			if ok && (t.unit == 0 || code == t.unit) {
 				t.unit, t.end = code, e
+				if code <= lastCurrency && s.ascii(e) == ' ' {
+					// A currency's cents: "5 euro cents" is 5 cents.
+					if w, e, ok := s.read(unitWords, e+1); ok && (w.code == cent || w.code == penny || w.code == ore) {
+						t.unit, t.end = w.code, e
+					}
+				}
 			} else if !ok && t.unit == 0 && s.ascii(j-1) == ' ' {
 				// "5 Canadian dollars", "399 danska kronor"
 				if code, e, ok := s.qualifiedCurrency(j); ok {

@@ -197,6 +197,10 @@ const (
 	gbp
 )
 
+// cent, penny and ore are the codes of the currencies' hundredths, which
+// may follow the currency's name ("5 euro cents").
+var cent, penny, ore = unitNamed("cent"), unitNamed("penny"), unitNamed("öre")
+
 // lastCurrency is the number of rows of currencySpec (TestNames); the
 // last is unknownCurrency.
 const lastCurrency = 60
