@@ -49,6 +49,7 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 		d.from, d.to, d.cues = from, to, cuesOf(text, from, to)
 	}
 	cs, about := cuesIn(text, d.cues, nv.Start, nv.End)
+	about = about || k > 0 && converted(text, &nvs[k-1].Number, &nv.Number)
 	var counts []operand
 	// The numbers are in order: those of the sentence lie around k.
 	lo, hi := k, k+1
@@ -100,4 +101,20 @@ next:
 		dv.Operands = append(dv.Operands, o.src)
 	}
 	return true
+}
+
+// converted reports whether n is printed in parentheses right after prev,
+// in another unit of the same family: "5 miles (8 km)", "18 in (460 mm)",
+// as a conversion is printed beside what it converts, rounded (it is read
+// as after a rounding word).
+func converted(text string, prev, n *Number) bool {
+	a, b := uint8(prev.Unit), uint8(n.Unit)
+	if a == b || int(a) >= len(scales) || int(b) >= len(scales) || scales[a].family == 0 || scales[a].family != scales[b].family {
+		return false
+	}
+	i := prev.End
+	if i < n.Start && text[i] == ' ' {
+		i++
+	}
+	return i+1 == n.Start && text[i] == '(' && n.End < len(text) && text[n.End] == ')'
 }

@@ -174,6 +174,8 @@ func (s *scanner) quantityOf(t *token, prefixUnit uint8) {
 				// "5 Canadian dollars", "399 danska kronor"
 				if code, e, ok := s.qualifiedCurrency(j); ok {
 					t.unit, t.end = code, e
+				} else if s.inches(t.start, j) {
+					t.unit, t.end = inch, j+2
 				}
 			}
 		}
@@ -396,4 +398,20 @@ func (s *scanner) gluedPrice(i, end int) (token, int, bool) {
 		return token{}, end, false
 	}
 	return t, next, true
+}
+
+// inches reports whether the word "in" at j, after the number that starts
+// at start, is inches: a length printed with its conversion, "18 in (460
+// mm)" or "460 mm (18 in)". Elsewhere "in" is a word.
+func (s *scanner) inches(start, j int) bool {
+	if s.ascii(j) != 'i' || s.ascii(j+1) != 'n' {
+		return false
+	}
+	switch s.ascii(j + 2) {
+	case ' ':
+		return s.ascii(j+3) == '(' && uint32(s.ascii(j+4)-'0') < 10
+	case ')':
+		return start > 0 && s.t[start-1] == '('
+	}
+	return false
 }

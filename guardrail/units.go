@@ -201,6 +201,10 @@ const (
 // may follow the currency's name ("5 euro cents").
 var cent, penny, ore = unitNamed("cent"), unitNamed("penny"), unitNamed("öre")
 
+// inch is the code of inches, which the word "in" is only beside a
+// conversion (see scanner.inches).
+var inch = unitNamed("in")
+
 // lastCurrency is the number of rows of currencySpec (TestNames); the
 // last is unknownCurrency.
 const lastCurrency = 60
