@@ -17,6 +17,7 @@ const convertSpec = `
 	seconds hour 3600
 	seconds day 86400
 	seconds week 604800
+	seconds fortnight 1209600
 	months month 1
 	months quarter 3
 	months half-year 6

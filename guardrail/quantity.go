@@ -232,18 +232,31 @@ func (s *scanner) quantityOf(t *token, prefixUnit uint8) {
 			return
 		}
 		w, e, ok := s.read(periodSpaced, p+1)
+		// every: "every other", "varannan" (several of the period).
+		every := false
 		for n := 0; ok && w.code == 0 && s.ascii(e) == ' ' && n < 3; n++ { // a join: the period follows
 			lead, at := w.value == "+", e+1
+			every = every || w.value == "2"
 			if lead && t.unit == 0 { // leads only after a unit: "399 kr for a year"
 				ok = false
 				break
 			}
-			if w, e, ok = s.read(periodWords, at); !ok && lead {
-				w, e, ok = s.read(periodSpaced, at) // or, after "for", "the", another join
+			if w, e, ok = s.read(periodWords, at); !ok {
+				// After "for", "the", another join; after "every",
+				// "other".
+				var v *trieNode
+				if v, e, ok = s.read(periodSpaced, at); ok && (lead || v.value == "2") {
+					w = v
+				} else {
+					ok = false
+				}
 			}
 		}
 		if ok && w.code != 0 {
 			t.period, t.end = w.code, e
+			if every {
+				t.period = irregular
+			}
 		}
 	}
 	if t.period != 0 && t.unit != 0 {

@@ -239,7 +239,7 @@ func citeQuick(nvs []NumberVerdict, tbl []quickSlot) bool {
 				// A number that prints no unit and no period (codes 0)
 				// agrees with any attrs, and one that prints those the
 				// slot names with those (the commonest of the others).
-				if want := uint16(nv.Unit) | uint16(nv.Period)<<8; want == 0 || want == uint16(info>>16) && uint8(want) != unknownCurrency || agrees(info, attrs{uint8(want), uint8(want >> 8)}) {
+				if want := uint16(nv.Unit) | uint16(nv.Period)<<8; want == 0 || want == uint16(info>>16) && uint8(want) != unknownCurrency && uint8(want>>8) != irregular || agrees(info, attrs{uint8(want), uint8(want >> 8)}) {
 					nv.State, nv.Grounded, nv.Citation = Grounded, true, int32(info>>32)
 				} else {
 					all = false
@@ -277,7 +277,7 @@ func agrees(info uint64, want attrs) bool {
 	unit, period := uint8(info>>16), uint8(info>>24)
 	return info&quickMany == 0 &&
 		(unit == 0 || want.unit == 0 || unit == want.unit && unit != unknownCurrency) &&
-		(period == 0 || want.period == 0 || period == want.period)
+		(period == 0 || want.period == 0 || period == want.period && period != irregular)
 }
 
 // VerifyStrings is Verify with sources given as plain snippet texts.

@@ -91,12 +91,14 @@ const unitSpec = `
 	time day = day days dag dagar dagars dygn dygns
 	time workday = workday workdays weekday weekdays arbetsdag arbetsdagar arbetsdagars vardag vardagar vardagars bankdag bankdagar bankdagars
 	time week = week weeks wk wks vecka veckor veckors
+	time fortnight = fortnight fortnights
 	time month = month months mo mos mån månad månader månaders
 	time quarter = quarter quarters kvartal kvartals
 	time half-year = halvår halvårs
 	time year = year years yr yrs år års
 	time decade = decade decades decennium decennier
 	time century = century centuries sekel sekler århundrade århundraden
+	time irregular =
 	length µm = µm μm micrometre micrometres micrometer micrometers mikrometer
 	length mm = mm millimetre millimetres millimeter millimeters
 	length cm = cm centimetre centimetres centimeter centimeters
@@ -209,6 +211,12 @@ var inch = unitNamed("in")
 // last is unknownCurrency.
 const lastCurrency = 60
 
+// irregular is the period of several of a period's units ("every other
+// month", "varannan månad"; fortnightly is per fortnight) and of the
+// adverbs that read two ways ("biweekly": twice a week, or every two
+// weeks): a period that agrees with no period, not even itself.
+var irregular = unitNamed("irregular")
+
 // unknownCurrency (¤) is the currency of a name no row holds: a currency
 // word after words that qualify it ("5 Jamaican dollars"; see
 // qualifiedCurrency). It agrees with no currency, not even itself.
@@ -261,6 +269,7 @@ var periodWords = newWordSet(table(`
 	quarter = quarter qtr kvartal kvartalet
 	half-year = halvår halvåret
 	week = week wk vecka veckan
+	fortnight = fortnight
 	day = day dag dagen dygn
 	hour = hour h hr timme timmen tim
 	minute = min minute minut minuten
@@ -281,10 +290,13 @@ var periodSpaced = newWordSet(table(`
 	quarter = quarterly kvartalsvis
 	half-year = semi-annually semiannually halvårsvis
 	week = weekly veckovis
+	fortnight = fortnightly
+	irregular = biweekly bi-weekly bimonthly bi-monthly semimonthly semi-monthly biennially
 	day = daily dagligen
 	hour = hourly
 	= per a an each every i om pro varje
-	+ = for the first whole för ett en hela första`)).withPairs()
+	+ = for the first whole för ett en hela första
+	2 = other varannan vartannat`)).withPairs()
 
 // rates maps a unit and a period to the rate they make (km and hour: km/h),
 // from the names of the rates: the unit before the '/', the period after;
