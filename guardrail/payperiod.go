@@ -12,7 +12,12 @@ package guardrail
 //     "månadskostnaden");
 //   - a verb of billing before an adverb of period, or before "per",
 //     "every", "a", "varje" … and a period ("billed annually", "charged
-//     every month", "betalas årsvis", "dras varje månad").
+//     every month", "betalas årsvis", "dras varje månad");
+//   - "once" and a period ("once a year": per year).
+//
+// A payment made once is a period of its own, once, which agrees with no
+// other: "a one-time fee", "a one-off charge", "a single payment", "paid
+// once", "engångsavgift" (but "once you upgrade" says nothing).
 //
 // After the price, an adjective and noun count only after "with", "as",
 // "med", "som" ("399 kr with annual billing"; not "958 kr over the monthly
@@ -42,7 +47,12 @@ var payWords = newWordSet(table(`
 	verb = faktureras debiteras betalas dras förnyas betalar betala
 	stop = and but or while whereas och men eller medan samt
 	than = than compared versus vs instead än jämfört istället
-	lead = with as via med som`))
+	lead = with as via med som
+	once = one-time one-off onetime single once`))
+
+// once is the period of a payment made once ("a one-time fee", "paid
+// once", "engångsavgift"), which agrees with no other period.
+var once = unitNamed("once")
 
 // maxPayWords is how many words either side of a price are read for the
 // phrase that names its period.
@@ -158,7 +168,16 @@ func payPhrase(words []payWord) (uint8, int) {
 	if len(words) < 2 {
 		return 0, 0
 	}
+	if w.verb && words[1].adverb == once {
+		words = words[1:] // "paid once a year": as "once a year"
+		if code, n := payPhrase(words); code != 0 {
+			return code, n + 1
+		}
+		return once, 2
+	}
 	switch next := words[1]; {
+	case w.adverb == once && next.join && len(words) > 2 && words[2].period != 0:
+		return words[2].period, 3 // "once a year": per year
 	case w.adj != 0 && next.noun:
 		return w.adj, 2
 	case w.verb && next.adverb != 0:
@@ -193,6 +212,13 @@ func payWordOf(w string) payWord {
 		return p
 	case "lead":
 		p.lead = true
+		return p
+	case "once":
+		if string(b) == "once" {
+			p.adverb = once // an adverb: "paid once"
+		} else {
+			p.adj = once // "a one-time fee"
+		}
 		return p
 	}
 	if n := periodSpaced.node(b); n != nil {
