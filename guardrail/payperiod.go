@@ -19,8 +19,9 @@ package guardrail
 // other: "a one-time fee", "a one-off charge", "a single payment", "paid
 // once", "engångsavgift" (but "once you upgrade" says nothing).
 //
-// After the price, an adjective and noun count only after "with", "as",
-// "med", "som" ("399 kr with annual billing"; not "958 kr over the monthly
+// After the price, an adjective and noun count only right after "with",
+// "as", "in", "med", "som" (or one of them and an article: "399 kr with
+// annual billing", "as an annual fee"; not "958 kr over the monthly
 // price"). The sentence of a price ends at '.', '!', '?', ';', a line
 // break, a number, a conjunction ("and", "but", "och", …) or a word of
 // comparison ("than", "compared", "jämfört"), and what follows a word of
@@ -47,7 +48,7 @@ var payWords = newWordSet(table(`
 	verb = faktureras debiteras betalas dras förnyas betalar betala
 	stop = and but or while whereas och men eller medan samt
 	than = than compared versus vs instead än jämfört istället
-	lead = with as via med som
+	lead = with as via in med som
 	once = one-time one-off onetime single once`))
 
 // once is the period of a payment made once ("a one-time fee", "paid
@@ -60,16 +61,17 @@ const maxPayWords = 8
 
 // payWord is what a word near a price may be in a phrase of period.
 type payWord struct {
-	adj    uint8 // the period of an adjective or adverb of period
-	adverb uint8 // the period of an adverb that stands after a verb ("annually")
-	period uint8 // the period of a period word ("month", "år")
-	comp   uint8 // the period of a compound of a period and a payment word
-	noun   bool  // a word for a price or a payment
-	verb   bool  // a verb of billing
-	join   bool  // "per", "every", "a", "varje", … before a period
-	stop   bool  // a conjunction: the clause of the price ends before it
-	than   bool  // a word of comparison: what follows it is another price's
-	lead   bool  // "with", "as", … : may lead an adjective and noun after a price
+	adj     uint8 // the period of an adjective or adverb of period
+	adverb  uint8 // the period of an adverb that stands after a verb ("annually")
+	period  uint8 // the period of a period word ("month", "år")
+	comp    uint8 // the period of a compound of a period and a payment word
+	noun    bool  // a word for a price or a payment
+	verb    bool  // a verb of billing
+	join    bool  // "per", "every", "a", "varje", … before a period
+	stop    bool  // a conjunction: the clause of the price ends before it
+	than    bool  // a word of comparison: what follows it is another price's
+	lead    bool  // "with", "as", … : may lead an adjective and noun after a price
+	article bool  // "a", "an", "the", "en", "ett"
 }
 
 // pricePeriod returns the period the sentence around a price, the
@@ -145,12 +147,14 @@ func (s *scanner) pricePeriod(start, end int) uint8 {
 		code, n := payPhrase(before[i:])
 		take(code, len(before)-i-n) // the words between it and the price
 	}
-	led := false // after the price: an adjective and noun only after "with", …
 	for i := range after {
+		// After the price, an adjective and noun only right after
+		// "with", "in", … (and an article): "in annual fees", "as an
+		// annual fee".
+		led := i > 0 && (after[i-1].lead || after[i-1].article && i > 1 && after[i-2].lead)
 		if code, _ := payPhrase(after[i:]); code != 0 && (led || after[i].adj == 0 || after[i].verb) {
 			take(code, i)
 		}
-		led = led || after[i].lead
 	}
 	return best
 }
@@ -197,6 +201,10 @@ func payWordOf(w string) payWord {
 		return p // no word of a phrase is that long
 	}
 	b := lowerInto(buf[:0], w)
+	switch string(b) {
+	case "a", "an", "the", "en", "ett":
+		p.article = true
+	}
 	switch payWords.value(b) {
 	case "noun":
 		p.noun = true

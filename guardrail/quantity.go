@@ -243,9 +243,9 @@ func (s *scanner) quantityOf(t *token, prefixUnit uint8) {
 			}
 			if w, e, ok = s.read(periodWords, at); !ok {
 				// After "for", "the", another join; after "every",
-				// "other".
+				// "other"; after "per", "calendar".
 				var v *trieNode
-				if v, e, ok = s.read(periodSpaced, at); ok && (lead || v.value == "2") {
+				if v, e, ok = s.read(periodSpaced, at); ok && (lead || v.value == "2" || v.value == "+") {
 					w = v
 				} else {
 					ok = false

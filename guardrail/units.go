@@ -297,7 +297,7 @@ var periodSpaced = newWordSet(table(`
 	day = daily dagligen
 	hour = hourly
 	= per a an each every i om pro varje
-	+ = for the first whole för ett en hela första
+	+ = for the first whole calendar full för ett en hela första
 	2 = other varannan vartannat`)).withPairs()
 
 // rates maps a unit and a period to the rate they make (km and hour: km/h),
