@@ -85,6 +85,16 @@ func part(w *bitWriter, data []byte, start, end, iterations int, final bool) {
 		points = again
 	}
 	n := len(all.litlen)
+	eachBlock(all, points, end, func(a, b, from, to int) {
+		writeBlock(w, data, all, a, b, from, to, final && b == n)
+	})
+}
+
+// eachBlock calls fn with each block of s cut at the symbol indices
+// points: its symbols [a,b) and the bytes [from,to) they stand for (to is
+// end for the last).
+func eachBlock(s *store, points []int, end int, fn func(a, b, from, to int)) {
+	n := len(s.litlen)
 	a := 0
 	for k := 0; k <= len(points); k++ {
 		b := n
@@ -93,9 +103,9 @@ func part(w *bitWriter, data []byte, start, end, iterations int, final bool) {
 		}
 		to := end
 		if b < n {
-			to = int(all.pos[b])
+			to = int(s.pos[b])
 		}
-		writeBlock(w, data, all, a, b, int(all.pos[a]), to, final && b == n)
+		fn(a, b, int(s.pos[a]), to)
 		a = b
 	}
 }
@@ -107,42 +117,22 @@ func optimizeBlocks(data []byte, m *matches, s *store, points []int, end, iterat
 	all := &store{}
 	var out []int
 	ps := &parser{}
-	n := len(s.litlen)
-	a := 0
-	for k := 0; k <= len(points); k++ {
-		b := n
-		if k < len(points) {
-			b = points[k]
-		}
-		to := end
-		if b < n {
-			to = int(s.pos[b])
-		}
-		if k > 0 {
+	first := true
+	eachBlock(s, points, end, func(a, b, from, to int) {
+		if !first {
 			out = append(out, len(all.litlen))
 		}
+		first = false
 		init := statsOf(&store{litlen: s.litlen[a:b], dist: s.dist[a:b]})
-		all.appendStore(ps.optimalBlock(data, m, int(s.pos[a]), to, iterations, init))
-		a = b
-	}
+		all.appendStore(ps.optimalBlock(data, m, from, to, iterations, init))
+	})
 	return all, out
 }
 
 func splitCost(s *store, points []int, end int) float64 {
-	n := len(s.litlen)
 	total := 0.0
-	a := 0
-	for k := 0; k <= len(points); k++ {
-		b := n
-		if k < len(points) {
-			b = points[k]
-		}
-		to := end
-		if b < n {
-			to = int(s.pos[b])
-		}
-		total += blockBits(s, a, b, to-int(s.pos[a]))
-		a = b
-	}
+	eachBlock(s, points, end, func(a, b, from, to int) {
+		total += blockBits(s, a, b, to-from)
+	})
 	return total
 }
