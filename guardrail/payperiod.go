@@ -26,17 +26,20 @@ package guardrail
 // break, a number, a conjunction ("and", "but", "och", …) or a word of
 // comparison ("than", "compared", "jämfört"), and what follows a word of
 // comparison before the price is what it is compared with ("compared with
-// the monthly price, you save 958 kr"). Two such phrases as near as each other that name different periods name
-// none. An adjective of period before another word says nothing of a price
-// ("daily backups", "the annual plan"), nor does a compound of a period
-// with another word ("dagsläget", "årsskiftet"). The phrases are looked
-// for within maxPayWords words either side of the price, so that in a
-// stream a price is held at most that far past it.
+// the monthly price, you save 958 kr"). Two such phrases as near as each
+// other that name different periods name none. An adjective of period
+// before another word says nothing of a price ("daily backups", "the
+// annual plan"), nor does a compound of a period with another word
+// ("dagsläget", "årsskiftet"). The phrases are looked for within
+// maxPayWords words either side of the price, so that in a stream a price
+// is held at most that far past it.
 
-// payWords are the words for a price or a payment ("noun"), the verbs of
-// billing ("verb"), and the conjunctions that begin another clause
-// ("stop": "49 kr, and the yearly price of Premium is 399 kr"), in English
-// and Swedish.
+// payWords are, in English and Swedish, the words for a price or a payment
+// ("noun"), the verbs of billing ("verb"), the conjunctions that begin
+// another clause ("stop": "49 kr, and the yearly price of Premium is 399
+// kr"), the words of comparison ("than"), those that may lead an adjective
+// and noun after a price ("lead") and the words of a payment made once
+// ("once").
 var payWords = newWordSet(table(`
 	noun = price prices pricing fee fees cost costs charge charges rate rates payment payments
 	noun = subscription subscriptions membership bill bills billing invoice invoices invoicing
