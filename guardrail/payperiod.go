@@ -23,7 +23,8 @@ package guardrail
 // "as", "in", "med", "som" (or one of them and an article: "399 kr with
 // annual billing", "as an annual fee"; not "958 kr over the monthly
 // price"). The sentence of a price ends at '.', '!', '?', ';', a line
-// break, a number, a conjunction ("and", "but", "och", …) or a word of
+// break, a number, a conjunction ("and", "but", "och", …; after the price,
+// not one before a verb: "399 kr and is billed yearly") or a word of
 // comparison ("than", "compared", "jämfört"), and what follows a word of
 // comparison before the price is what it is compared with ("compared with
 // the monthly price, you save 958 kr"). Two such phrases as near as each
@@ -39,7 +40,7 @@ package guardrail
 // another clause ("stop": "49 kr, and the yearly price of Premium is 399
 // kr"), the words of comparison ("than"), those that may lead an adjective
 // and noun after a price ("lead") and the words of a payment made once
-// ("once").
+// ("once"), and the auxiliary verbs ("aux").
 var payWords = newWordSet(table(`
 	noun = price prices pricing fee fees cost costs charge charges rate rates payment payments
 	noun = subscription subscriptions membership bill bills billing invoice invoices invoicing
@@ -52,6 +53,7 @@ var payWords = newWordSet(table(`
 	stop = and but or while whereas och men eller medan samt
 	than = than compared versus vs instead än jämfört istället
 	lead = with as via in med som
+	aux = is are was were will can may gets get är blir blev kommer kan ska
 	once = one-time one-off onetime single once`))
 
 // once is the period of a payment made once ("a one-time fee", "paid
@@ -75,6 +77,7 @@ type payWord struct {
 	than    bool  // a word of comparison: what follows it is another price's
 	lead    bool  // "with", "as", … : may lead an adjective and noun after a price
 	article bool  // "a", "an", "the", "en", "ett"
+	aux     bool  // "is", "will", "är", …: after a conjunction, the clause goes on
 }
 
 // pricePeriod returns the period the sentence around a price, the
@@ -110,8 +113,8 @@ func (s *scanner) pricePeriod(start, end int) uint8 {
 		ws[maxPayWords-1-nb] = w
 		i = k
 	}
-	na := 0
-	for i := end; na < maxPayWords; na++ {
+	na, stopped := 0, false
+	for i := end; na < maxPayWords; {
 		c := s.at(i)
 		for c != eof && !isLetter(c) {
 			if c == '\n' || c == '.' || c == '!' || c == '?' || c == ';' || uint32(c-'0') < 10 {
@@ -128,10 +131,16 @@ func (s *scanner) pricePeriod(start, end int) uint8 {
 		if k == i {
 			break
 		}
-		if ws[maxPayWords+na] = payWordOf(s.t[i:k]); ws[maxPayWords+na].stop || ws[maxPayWords+na].than {
-			break
-		}
+		w := payWordOf(s.t[i:k])
 		i = k
+		if stopped && !w.aux && !w.verb || w.than {
+			break // another clause ("and Premium …"), or a comparison
+		}
+		if stopped = w.stop; stopped {
+			continue // the same clause goes on if a verb follows ("and is billed …")
+		}
+		ws[maxPayWords+na] = w
+		na++
 	}
 	// The words before the price and after it, in the order of the text;
 	// no phrase runs across the price.
@@ -223,6 +232,9 @@ func payWordOf(w string) payWord {
 		return p
 	case "lead":
 		p.lead = true
+		return p
+	case "aux":
+		p.aux = true
 		return p
 	case "once":
 		if string(b) == "once" {
