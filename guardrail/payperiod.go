@@ -1,5 +1,7 @@
 package guardrail
 
+import "unicode/utf8"
+
 // This file reads the period of a price that is named apart from it: "an
 // annual fee of 399 kr" and "399 kr, billed yearly" are 399 kr per year,
 // "månadskostnaden är 49 kr" 49 kr per month. A price printed with no
@@ -89,16 +91,26 @@ func (s *scanner) pricePeriod(start, end int) uint8 {
 	// The words before the price, nearest first, then after it.
 	nb := 0
 	for i := start; nb < maxPayWords; nb++ {
+		// (Runes read backwards, as the words after the price are read
+		// forwards: a quotation mark or a dash beyond ASCII is no letter.)
 		j := i
-		for j > 0 && !isLetterByte(s.t[j-1]) {
-			if c := s.t[j-1]; c == '\n' || c == '.' || c == '!' || c == '?' || c == ';' || c-'0' < 10 {
+		for j > 0 {
+			c, n := utf8.DecodeLastRuneInString(s.t[:j])
+			if isLetter(c) || c == '\n' || c == '.' || c == '!' || c == '?' || c == ';' || uint32(c-'0') < 10 {
 				break
 			}
-			j--
+			j -= n
 		}
 		k := j
-		for k > 0 && (isLetterByte(s.t[k-1]) || s.t[k-1] == '-' && k > 1 && isLetterByte(s.t[k-2])) {
-			k--
+		for k > 0 {
+			c, n := utf8.DecodeLastRuneInString(s.t[:k])
+			if c == '-' && k > 1 {
+				c, _ = utf8.DecodeLastRuneInString(s.t[:k-1])
+			}
+			if !isLetter(c) {
+				break
+			}
+			k -= n
 		}
 		if k == j {
 			break
