@@ -9,7 +9,11 @@ import "unicode/utf8"
 // that names one for a payment, with no other number between them:
 //   - an adjective or adverb of period before a word for a price or a
 //     payment ("annual fee", "monthly cost", "yearly subscription",
-//     "årlig avgift", "with quarterly billing");
+//     "årlig avgift", "with quarterly billing"), or one word before it
+//     ("a one-time setup fee", "the monthly Premium price"), or two when
+//     the first is a name ("the annual Family plan fee"), but then not a
+//     word that is a verb too ("monthly backups cost 29 kr": the backups
+//     are monthly);
 //   - a Swedish compound of a period, 's' and such a word ("årsavgift",
 //     "månadskostnaden");
 //   - a verb of billing before an adverb of period, or before "per",
@@ -19,7 +23,9 @@ import "unicode/utf8"
 //
 // A payment made once is a period of its own, once, which agrees with no
 // other: "a one-time fee", "a one-off charge", "a single payment", "paid
-// once", "engångsavgift" (but "once you upgrade" says nothing).
+// once", "betalas en gång", "engångsavgift", and "once" right after the
+// price at the end of its clause ("399 kr once."; but "once you upgrade"
+// says nothing).
 //
 // After the price, an adjective and noun count only right after "with",
 // "as", "in", "med", "som" (or one of them and an article: "399 kr with
@@ -38,15 +44,15 @@ import "unicode/utf8"
 // is held at most that far past it.
 
 // payWords are, in English and Swedish, the words for a price or a payment
-// ("noun"), the verbs of billing ("verb"), the conjunctions that begin
+// ("noun"; "verbal" those that are verbs too: "monthly backups cost"), the verbs of billing ("verb"), the conjunctions that begin
 // another clause ("stop": "49 kr, and the yearly price of Premium is 399
 // kr"), the words of comparison ("than"), those that may lead an adjective
 // and noun after a price ("lead") and the words of a payment made once
 // ("once"), and the auxiliary verbs ("aux").
 var payWords = newWordSet(table(`
-	noun = price prices pricing fee fees cost costs charge charges rate rates payment payments
-	noun = subscription subscriptions membership bill bills billing invoice invoices invoicing
-	noun = renewal renewals licence license
+	noun = price prices pricing fee fees payment payments
+	noun = subscription subscriptions membership billing invoicing renewal renewals licence
+	verbal = cost costs charge charges rate rates bill bills invoice invoices license
 	noun = pris priset priser avgift avgiften avgifter kostnad kostnaden kostnader belopp beloppet
 	noun = betalning betalningen betalningar abonnemang abonnemanget medlemskap medlemskapet
 	noun = faktura fakturan fakturor fakturering faktureringen debitering debiteringen licens licensen
@@ -56,7 +62,8 @@ var payWords = newWordSet(table(`
 	than = than compared versus vs instead än jämfört istället
 	lead = with as via in med som
 	aux = is are was were will can may gets get är blir blev kommer kan ska
-	once = one-time one-off onetime single once`))
+	once = one-time one-off onetime single once
+	gång = gång`))
 
 // once is the period of a payment made once ("a one-time fee", "paid
 // once", "engångsavgift"), which agrees with no other period.
@@ -73,6 +80,11 @@ type payWord struct {
 	period  uint8 // the period of a period word ("month", "år")
 	comp    uint8 // the period of a compound of a period and a payment word
 	noun    bool  // a word for a price or a payment
+	verbal  bool  // a noun that is a verb too ("cost", "charges")
+	name    bool  // a word that begins with a capital ("Premium")
+	plain   bool  // none of the other things: a word a phrase may hold between an adjective and its noun
+	last    bool  // (after the price) the last word of its clause: a mark of punctuation or the end follows it
+	gång    bool  // Swedish "gång": "en gång" is once
 	verb    bool  // a verb of billing
 	join    bool  // "per", "every", "a", "varje", … before a period
 	stop    bool  // a conjunction: the clause of the price ends before it
@@ -144,6 +156,10 @@ func (s *scanner) pricePeriod(start, end int) uint8 {
 			break
 		}
 		w := payWordOf(s.t[i:k])
+		switch c {
+		case eof, '.', ',', ';', ':', '!', '?', ')', '\n':
+			w.last = true
+		}
 		i = k
 		if stopped && !w.aux && !w.verb || w.than {
 			break // another clause ("and Premium …"), or a comparison
@@ -156,7 +172,7 @@ func (s *scanner) pricePeriod(start, end int) uint8 {
 	}
 	// The words before the price and after it, in the order of the text;
 	// no phrase runs across the price.
-	before, after := ws[maxPayWords-nb:maxPayWords], ws[maxPayWords:maxPayWords+na]
+	before, after := enGång(ws[maxPayWords-nb:maxPayWords]), enGång(ws[maxPayWords:maxPayWords+na])
 	best, dist := uint8(0), len(ws)
 	take := func(code uint8, n int) {
 		switch {
@@ -180,7 +196,26 @@ func (s *scanner) pricePeriod(start, end int) uint8 {
 			take(code, i)
 		}
 	}
+	if len(after) > 0 && after[0].adverb == once && after[0].last {
+		take(once, 0) // "399 kr once." (not "once you upgrade")
+	}
 	return best
+}
+
+// enGång returns words with each Swedish "en gång" read as one word, the
+// adverb "once" (reusing words' array).
+func enGång(words []payWord) []payWord {
+	out := words[:0]
+	for i := 0; i < len(words); i++ {
+		if w := words[i]; w.article && i+1 < len(words) && words[i+1].gång {
+			w = payWord{adverb: once, last: words[i+1].last}
+			out = append(out, w)
+			i++
+			continue
+		}
+		out = append(out, words[i])
+	}
+	return out
 }
 
 // payPhrase returns the period the phrase that begins words names for a
@@ -208,6 +243,19 @@ func payPhrase(words []payWord) (uint8, int) {
 		return words[2].period, 3 // "once a year": per year
 	case w.adj != 0 && next.noun:
 		return w.adj, 2
+	case w.adj != 0 && next.plain:
+		// A word between the adjective and its noun ("a one-time setup
+		// fee", "the monthly Premium price"), or two when the first is a
+		// name ("the annual Family plan fee"); not a noun that is a verb
+		// too: "monthly backups cost 29 kr".
+		for n := 2; n <= 3 && n < len(words); n++ {
+			if words[n].noun && !words[n].verbal {
+				return w.adj, n + 1
+			}
+			if !words[n].plain || !next.name {
+				break
+			}
+		}
 	case w.verb && next.adverb != 0:
 		return next.adverb, 2
 	case w.verb && next.join && len(words) > 2 && words[2].period != 0:
@@ -232,6 +280,12 @@ func payWordOf(w string) payWord {
 	switch payWords.value(b) {
 	case "noun":
 		p.noun = true
+		return p
+	case "verbal":
+		p.noun, p.verbal = true, true
+		return p
+	case "gång":
+		p.gång = true
 		return p
 	case "verb":
 		p.verb = true
@@ -282,6 +336,10 @@ func payWordOf(w string) payWord {
 				break
 			}
 		}
+	}
+	if p.plain = p.adj == 0 && p.comp == 0 && !p.article; p.plain {
+		c, _ := utf8.DecodeRuneInString(w)
+		p.name = toLower(c) != c
 	}
 	return p
 }
