@@ -135,6 +135,9 @@ var scales = func() []scale {
 		}
 		out[u] = scale{fam, size}
 	}
+	for _, m := range periodMultiples {
+		out[unitNamed(m.name)] = scale{families[m.family], dec{c: m.size}}
+	}
 	return out
 }()
 

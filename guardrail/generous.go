@@ -21,6 +21,8 @@ import (
 //     names ("Season 4" states the fourth season), and the other way round.
 //   - The first day of a range of days with its month at the end is a
 //     date of that month ("7 to 12 April" states April 7).
+//   - A period of several units states its length ("199 kr every two
+//     weeks" states two weeks; see periodLengths).
 
 // generousNumbers returns what the snippet text, whose numbers are nums,
 // states read generously: the numbers of its text with the breaks that
@@ -30,7 +32,7 @@ func generousNumbers(text string, nums []Number) (more []Number, keys []string) 
 	if g, ok := generousText(text); ok {
 		more = Extract(g)
 	}
-	return more, partOrdinals(text, nums)
+	return periodLengths(more, nums), partOrdinals(text, nums)
 }
 
 // generousText returns text with a space put between a word and the

@@ -219,7 +219,7 @@ func readHeader(h string) column {
 		hyphen := j < len(h) && h[j] == '-'
 		// (A join: "per", "a", "i", "om", … as periodSpaced holds them,
 		// or '/'.)
-		join := prev == "/" || periodSpaced.has([]byte(prev)) && periodSpaced.words[prev] == ""
+		join := prev == "/" || periodSpaced.has([]byte(prev)) && (periodSpaced.words[prev] == "" || periodSpaced.words[prev] == "n")
 		slot, code := 0, uint8(0)
 		switch {
 		case w == " " || w == "-" || w == "_" || w == "*" || w == "\t":

@@ -77,7 +77,8 @@ const maxPayWords = 8
 type payWord struct {
 	adj     uint8 // the period of an adjective or adverb of period
 	adverb  uint8 // the period of an adverb that stands after a verb ("annually")
-	period  uint8 // the period of a period word ("month", "år")
+	period  uint8 // the period of a period word ("month", "år"; "months" too)
+	count   uint8 // a count a join may put before a period ("every two weeks", see periodCounts)
 	comp    uint8 // the period of a compound of a period and a payment word
 	noun    bool  // a word for a price or a payment
 	verbal  bool  // a noun that is a verb too ("cost", "charges")
@@ -239,6 +240,11 @@ func payPhrase(words []payWord) (uint8, int) {
 		return once, 2
 	}
 	switch next := words[1]; {
+	case w.verb && next.join && len(words) > 3 && words[2].count != 0 && words[3].period != 0:
+		// "billed every two weeks", "betalas var tredje månad"
+		if code := periodTimes(int(words[2].count), words[3].period); code != 0 {
+			return code, 4
+		}
 	case w.adverb == once && next.join && len(words) > 2 && words[2].period != 0:
 		return words[2].period, 3 // "once a year": per year
 	case w.adj != 0 && next.noun:
@@ -311,10 +317,20 @@ func payWordOf(w string) payWord {
 		return p
 	}
 	if n := periodSpaced.node(b); n != nil {
-		p.join, p.adverb, p.adj = n.value == "", n.code, n.code
+		p.join, p.adverb, p.adj = n.value == "" || n.value == "n", n.code, n.code
 		return p
 	}
+	if v := periodCounts.value(b); v != "" {
+		p.count = uint8(digitsValue(v)) // (and "second" a period too)
+	}
 	if p.period = periodWords.codeOf(b); p.period != 0 {
+		return p
+	}
+	if c := unitWords.codeOf(b); c != 0 && periodTimes(2, c) != 0 {
+		p.period = c // a unit of time in the plural: "every two weeks"
+		return p
+	}
+	if p.count != 0 {
 		return p
 	}
 	// An adjective whose adverb adds "ly" ("annual") or "en" ("årlig",

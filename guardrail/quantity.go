@@ -232,20 +232,34 @@ func (s *scanner) quantityOf(t *token, prefixUnit uint8) {
 			return
 		}
 		w, e, ok := s.read(periodSpaced, p+1)
-		// every: "every other", "varannan" (several of the period).
-		every := false
+		// count: several of the period ("every 3 months", "varannan
+		// vecka"; see periods.go).
+		count := 1
 		for n := 0; ok && w.code == 0 && s.ascii(e) == ' ' && n < 3; n++ { // a join: the period follows
 			lead, at := w.value == "+", e+1
-			every = every || w.value == "2"
+			if w.value == "2" {
+				count = 2
+			}
 			if lead && t.unit == 0 { // leads only after a unit: "399 kr for a year"
 				ok = false
 				break
 			}
-			if w, e, ok = s.read(periodWords, at); !ok {
-				// After "for", "the", another join; after "every",
-				// "other"; after "per", "calendar".
+			counted := false
+			if w.value == "n" && count == 1 {
+				count, at, counted = s.periodCount(at)
+				if !counted {
+					count, at = 1, e+1
+				}
+			}
+			if counted {
+				// a count: the unit of time, in the plural too ("every 3
+				// months")
+				w, e, ok = s.read(unitWords, at)
+			} else if w, e, ok = s.read(periodWords, at); !ok {
+				// After "for", "the", another join; after "per",
+				// "calendar".
 				var v *trieNode
-				if v, e, ok = s.read(periodSpaced, at); ok && (lead || v.value == "2" || v.value == "+") {
+				if v, e, ok = s.read(periodSpaced, at); ok && (lead || v.value == "+") {
 					w = v
 				} else {
 					ok = false
@@ -253,9 +267,8 @@ func (s *scanner) quantityOf(t *token, prefixUnit uint8) {
 			}
 		}
 		if ok && w.code != 0 {
-			t.period, t.end = w.code, e
-			if every {
-				t.period = irregular
+			if code := periodTimes(count, w.code); code != 0 {
+				t.period, t.end = code, e
 			}
 		}
 	}

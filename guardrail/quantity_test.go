@@ -165,7 +165,7 @@ func TestNames(t *testing.T) {
 	}
 	for _, ws := range []*wordSet{unitWords, periodWords, periodSpaced, currencyCodes} {
 		for w, v := range ws.words {
-			if v != "" && v != "+" && v != "2" { // "+": a join that leads others; "2": "every other"
+			if v != "" && v != "+" && v != "2" && v != "n" { // "+": a join that leads others; "2": "varannan"; "n": a join that counts
 				has(v[indexByte(v, ' ')+1:], w) // "dimension name": the name
 			}
 		}
@@ -183,7 +183,7 @@ var wordSets = map[string]*wordSet{
 	"scaleWords": scaleWords, "gluedScales": gluedScales, "monthWords": monthWords,
 	"ordinalWords": ordinalWords, "quarterWords": quarterWords, "ordinalSuffixes": ordinalSuffixes,
 	"currencyCodes": currencyCodes, "percentWords": percentWords, "pointWords": pointWords,
-	"ofWord": ofWord, "numberWords": numberWords,
+	"ofWord": ofWord, "numberWords": numberWords, "periodCounts": periodCounts,
 }
 
 // TestReadAsRunes checks read, which reads the bytes of the text as they

@@ -179,12 +179,16 @@ var unitWords = newWordSet(table(currencySpec + unitSpec)).withLetters()
 
 // names are the names of the units and periods (Unit), by code: names[0]
 // is none, then the currencies in the order of currencySpec (those written
-// before a number: codes 1 to lastCurrency), then the other units. Every
+// before a number: codes 1 to lastCurrency), then the other units, then
+// the periods of several units (periodMultiples). Every
 // value of the unit and period words has a code (TestNames).
 var names = func() []string {
 	out := []string{""}
 	for _, spec := range [...]string{currencySpec, unitSpec} {
 		rows(spec, func(dim, name, _ string) { out = append(out, name) })
+	}
+	for _, m := range periodMultiples {
+		out = append(out, m.name)
 	}
 	if len(out) >= int(boundUnit) {
 		panic("guardrail: too many units for a byte")
@@ -212,8 +216,8 @@ var inch = unitNamed("in")
 // last is unknownCurrency.
 const lastCurrency = 60
 
-// irregular is the period of several of a period's units ("every other
-// month", "varannan månad"; fortnightly is per fortnight) and of the
+// irregular is the period of several of a period's units whose length no
+// unit has ("every 90 days", "every 2 hours"; see periods.go) and of the
 // adverbs that read two ways ("biweekly": twice a week, or every two
 // weeks): a period that agrees with no period, not even itself.
 var irregular = unitNamed("irregular")
@@ -281,9 +285,11 @@ var periodWords = newWordSet(table(`
 // periodSpaced are read after a space after a quantity: the adverbs that
 // stand alone ("399 kr monthly", "4 % p.a."), valued by their period, and
 // the joins that come between the quantity and its period ("per month", "a
-// year", "i månaden", "om året"), valued "", and those that may lead other
-// joins after a unit, valued "+" (up to three joins: "399 kr for the whole
-// year", "för hela året", "the first year", "for a year"). All but "p.a."
+// year", "i månaden", "om året"), valued "" ("n" those that may count:
+// "every 3 months", see periods.go; "2" those that count two themselves:
+// "varannan vecka"), and those that may lead other joins after a unit,
+// valued "+" (up to three joins: "399 kr for the whole year", "för hela
+// året", "the first year", "for a year"). All but "p.a."
 // are letters, so a word read here ends where no word of either kind goes
 // on: one read finds what a read of the adverbs and one of the joins would.
 var periodSpaced = newWordSet(table(`
@@ -296,9 +302,10 @@ var periodSpaced = newWordSet(table(`
 	irregular = biweekly bi-weekly bimonthly bi-monthly semimonthly semi-monthly biennially
 	day = daily dagligen
 	hour = hourly
-	= per a an each every i om pro varje
+	n = per each every pro varje var vart
+	= a an i om
 	+ = for the first whole calendar full för ett en hela första
-	2 = other varannan vartannat`)).withPairs()
+	2 = varannan vartannat`)).withPairs()
 
 // rates maps a unit and a period to the rate they make (km and hour: km/h),
 // from the names of the rates: the unit before the '/', the period after;
