@@ -277,6 +277,9 @@ type target struct {
 // noun), in a sentence with cues cs, a rounding word before it when about.
 func newTarget(nv *NumberVerdict, o operand, noun string, cs cue, about bool) *target {
 	t := &target{nv: nv, key: o.key, v: o.v, cues: cs}
+	if perCount[o.key.period] {
+		t.cues |= cueShare // its "per person" is its cue
+	}
 	if o.key.unit == 0 && o.key.period == 0 && !o.key.pct {
 		t.key.noun = noun
 	}
@@ -462,6 +465,10 @@ func (p *pool) pairs(t *target, o op) bool {
 // months: kr) or an amount by a time (450 kr ÷ 5 days: kr per day).
 func (t *target) byFactor(o op, x *operand, key opKey) bool {
 	switch {
+	case x.count && o == opQuot && perCount[t.key.period]:
+		// a quotient by a count is per one of what it counts: "1 200 kr
+		// ÷ fyra personer = 300 kr per person"
+		return key.pct == t.key.pct && (t.key.unit == 0 || key.unit == t.key.unit) && key.noun == t.key.noun
 	case x.count:
 		return t.agrees(key)
 	case !x.time || key.pct || t.key.unit != 0 && t.key.unit != key.unit:

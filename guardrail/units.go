@@ -172,7 +172,10 @@ const unitSpec = `
 	frequency GHz = ghz gigahertz
 	temperature °C = °c celsius
 	temperature °F = °f fahrenheit
-	count user = users user användare`
+	count user = users user användare
+	count household =
+	count device =
+	count account =`
 
 // unitWords reads the spellings of every unit and currency after a number.
 var unitWords = newWordSet(table(currencySpec + unitSpec)).withLetters()
@@ -267,7 +270,20 @@ func nameCode(v string) uint8 {
 	return 0
 }
 
+// perCount marks the periods that count something (per user, household,
+// device, account), by code.
+var perCount = func() (m [256]bool) {
+	for _, n := range [...]string{"user", "household", "device", "account"} {
+		m[unitNamed(n)] = true
+	}
+	return m
+}()
+
 // Periods: what a price or a rate is per. "per month" = "a month" = "/mån".
+// Besides time, what it counts per: a user (a seat, a person: "per
+// capita"), a household, a device or an account; each agrees only with
+// itself, so "99 kr per person" does not pass for "99 kr per household"
+// (after a number these words are no unit: "3 devices" counts devices).
 var periodWords = newWordSet(table(`
 	month = month mo mon mån månad månaden
 	year = year yr år året annum
@@ -280,7 +296,10 @@ var periodWords = newWordSet(table(`
 	hour = hour h hr timme timmen tim
 	minute = min minute minut minuten
 	second = s sec second sekund sekunden
-	user = user användare seat`)).withLetters()
+	user = user användare seat person capita
+	household = household hushåll
+	device = device enhet
+	account = account konto`)).withLetters()
 
 // periodSpaced are read after a space after a quantity: the adverbs that
 // stand alone ("399 kr monthly", "4 % p.a."), valued by their period, and
