@@ -11,9 +11,10 @@ import "unicode/utf8"
 //     payment ("annual fee", "monthly cost", "yearly subscription",
 //     "årlig avgift", "with quarterly billing"), or one word before it
 //     ("a one-time setup fee", "the monthly Premium price"), or two when
-//     the first is a name ("the annual Family plan fee"), but then not a
-//     word that is a verb too ("monthly backups cost 29 kr": the backups
-//     are monthly);
+//     the first is a name ("the annual Family plan fee"), but then a
+//     word that is a verb too only before "is", "of", … ("the yearly
+//     Premium cost is", "a yearly service charge of"; not "monthly
+//     backups cost 29 kr": the backups are monthly);
 //   - a Swedish compound of a period, 's' and such a word ("årsavgift",
 //     "månadskostnaden");
 //   - a verb of billing before an adverb of period, or before "per",
@@ -93,6 +94,7 @@ type payWord struct {
 	lead    bool  // "with", "as", … : may lead an adjective and noun after a price
 	article bool  // "a", "an", "the", "en", "ett"
 	aux     bool  // "is", "will", "är", …: after a conjunction, the clause goes on
+	of      bool  // "of", "på": after a noun that is a verb too, it is the noun
 }
 
 // pricePeriod returns the period the sentence around a price, the
@@ -252,10 +254,12 @@ func payPhrase(words []payWord) (uint8, int) {
 	case w.adj != 0 && next.plain:
 		// A word between the adjective and its noun ("a one-time setup
 		// fee", "the monthly Premium price"), or two when the first is a
-		// name ("the annual Family plan fee"); not a noun that is a verb
-		// too: "monthly backups cost 29 kr".
+		// name ("the annual Family plan fee"); a noun that is a verb too
+		// only before "is", "of", … ("the yearly Premium cost is 399 kr",
+		// "a yearly service charge of 399 kr"; not "monthly backups cost
+		// 29 kr").
 		for n := 2; n <= 3 && n < len(words); n++ {
-			if words[n].noun && !words[n].verbal {
+			if words[n].noun && (!words[n].verbal || n+1 < len(words) && (words[n+1].aux || words[n+1].of)) {
 				return w.adj, n + 1
 			}
 			if !words[n].plain || !next.name {
@@ -282,6 +286,8 @@ func payWordOf(w string) payWord {
 	switch string(b) {
 	case "a", "an", "the", "en", "ett":
 		p.article = true
+	case "of", "på":
+		p.of = true
 	}
 	switch payWords.value(b) {
 	case "noun":
