@@ -277,7 +277,7 @@ type target struct {
 // noun), in a sentence with cues cs, a rounding word before it when about.
 func newTarget(nv *NumberVerdict, o operand, noun string, cs cue, about bool) *target {
 	t := &target{nv: nv, key: o.key, v: o.v, cues: cs}
-	if perCount[o.key.period] {
+	if perParts[o.key.period][0] != 0 {
 		t.cues |= cueShare // its "per person" is its cue
 	}
 	if o.key.unit == 0 && o.key.period == 0 && !o.key.pct {
@@ -465,10 +465,19 @@ func (p *pool) pairs(t *target, o op) bool {
 // months: kr) or an amount by a time (450 kr ÷ 5 days: kr per day).
 func (t *target) byFactor(o op, x *operand, key opKey) bool {
 	switch {
-	case x.count && o == opQuot && perCount[t.key.period]:
-		// a quotient by a count is per one of what it counts: "1 200 kr
-		// ÷ fyra personer = 300 kr per person"
-		return key.pct == t.key.pct && (t.key.unit == 0 || key.unit == t.key.unit) && key.noun == t.key.noun
+	case x.count && o == opQuot && perParts[t.key.period][0] != 0:
+		// a quotient by a count is per one of what it counts, in the
+		// same time: "1 200 kr ÷ fyra personer = 300 kr per person",
+		// "9 000 kr i månaden ÷ tre personer = 3 000 kr per person och
+		// månad"
+		return key.pct == t.key.pct && (t.key.unit == 0 || key.unit == t.key.unit) && key.noun == t.key.noun &&
+			key.period == perParts[t.key.period][1]
+	case x.count && o == opProd && perParts[key.period][0] != 0 && perParts[key.period][1] != 0:
+		// a product by a count of a price per one and a time is the
+		// price in that time: "129 kr/month per user × three users =
+		// 387 kr a month"
+		return key.pct == t.key.pct && (t.key.unit == 0 || key.unit == t.key.unit) && key.noun == t.key.noun &&
+			(t.key.period == 0 || t.key.period == perParts[key.period][1])
 	case x.count:
 		return t.agrees(key)
 	case !x.time || key.pct || t.key.unit != 0 && t.key.unit != key.unit:

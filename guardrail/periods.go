@@ -145,3 +145,145 @@ func periodLengths(more, nums []Number) []Number {
 	}
 	return more
 }
+
+// spacedPeriod reads the period after a space at p after a quantity of
+// unit (0: none): an adverb ("monthly"), or joins and a period word ("per
+// month", "for the whole year", "every 3 months"; see periodSpaced). It
+// returns the period and where it ends, or 0.
+func (s *scanner) spacedPeriod(p int, unit uint8) (uint8, int) {
+	w, e, ok := s.read(periodSpaced, p+1)
+	// count: several of the period ("every 3 months", "varannan vecka").
+	count := 1
+	for n := 0; ok && w.code == 0 && s.ascii(e) == ' ' && n < 3; n++ { // a join: the period follows
+		lead, at := w.value == "+", e+1
+		if w.value == "2" {
+			count = 2
+		}
+		if lead && unit == 0 { // leads only after a unit: "399 kr for a year"
+			return 0, 0
+		}
+		counted := false
+		if w.value == "n" && count == 1 {
+			count, at, counted = s.periodCount(at)
+			if !counted {
+				count, at = 1, e+1
+			}
+		}
+		if counted {
+			// a count: the unit of time, in the plural too ("every 3
+			// months")
+			w, e, ok = s.read(unitWords, at)
+		} else if w, e, ok = s.read(periodWords, at); !ok {
+			// After "for", "the", another join; after "per", "calendar".
+			var v *trieNode
+			if v, e, ok = s.read(periodSpaced, at); ok && (lead || v.value == "+") {
+				w = v
+			} else {
+				ok = false
+			}
+		}
+	}
+	if !ok || w.code == 0 {
+		return 0, 0
+	}
+	if code := periodTimes(count, w.code); code != 0 {
+		return code, e
+	}
+	return 0, 0
+}
+
+// The periods of a price per a count and a time: "99 kr per user per
+// month", "3 000 kr per person och månad", "149 kr a month per household"
+// (in either order; the second after a space and a period, or after "and"
+// or "och" and a period word, or after '/'). Each is a period of its own
+// ("user per month"), made of two parts that perParts gives; an answer's
+// period agrees with a snippet's when each part the answer prints is the
+// snippet's (see periodAgrees). A count with another time ("per user
+// every 2 weeks") is irregular.
+var (
+	perCounts = [...]string{"user", "household", "device", "account"}
+	perTimes  = [...]string{"day", "week", "month", "quarter", "year"}
+)
+
+// perParts are the parts of each period by code: what it counts per and
+// its time (0: none); a period that is no compound has one of them.
+var perParts = func() (out [256][2]uint8) {
+	for c := range out {
+		if perCount[c] {
+			out[c][0] = uint8(c)
+		} else {
+			out[c][1] = uint8(c) // (a code with no name too: it agrees with none but itself)
+		}
+	}
+	for _, c := range perCounts {
+		for _, t := range perTimes {
+			out[unitNamed(c+" per "+t)] = [2]uint8{unitNamed(c), unitNamed(t)}
+		}
+	}
+	out[0] = [2]uint8{}
+	return out
+}()
+
+// perCompound returns the period per count and time, irregular when no
+// code has it.
+func perCompound(count, time uint8) uint8 {
+	for c := range names {
+		if perParts[c] == [2]uint8{count, time} && perCount[count] && time != 0 {
+			return uint8(c)
+		}
+	}
+	return irregular
+}
+
+// secondPeriod reads a second period at p after a quantity's period
+// first, when one of them counts what the price is per and the other is
+// a time ("99 kr per user per month"): the period of both and where it
+// ends, or 0.
+func (s *scanner) secondPeriod(first uint8, p int, unit uint8) (uint8, int) {
+	if perCount[first] == (perParts[first][1] != 0) || first == irregular {
+		return 0, 0 // neither a count nor a time alone
+	}
+	var second uint8
+	e := 0
+	switch s.ascii(p) {
+	case '/':
+		if w, end, ok := s.read(periodWords, p+1); ok {
+			second, e = w.code, end
+		}
+	case ' ':
+		if w, end, ok := s.read(andWords, p+1); ok && s.ascii(end) == ' ' {
+			if w, end, ok = s.read(periodWords, end+1); ok {
+				second, e = w.code, end
+			}
+			break
+		}
+		second, e = s.spacedPeriod(p, unit)
+	}
+	switch {
+	case second == 0 || perCount[first] == perCount[second] || second == irregular:
+		return 0, 0
+	case perCount[first]:
+		return perCompound(first, second), e
+	}
+	return perCompound(second, first), e
+}
+
+// andWords join a second period to a first: "per person och månad".
+var andWords = newWordSet(map[string]string{"and": "", "och": ""})
+
+// periodAgrees reports whether an answer's quantity per the period ans
+// may be a snippet's per src: where both print a period, each part of the
+// answer's (what it counts per, its time) is the snippet's, so that an
+// answer may leave a part out ("149 kr per month" for "149 kr per
+// household per month") but not add one ("149 kr per user per month" for
+// "149 kr/month"); the irregular period agrees with none.
+func periodAgrees(src, ans uint8) bool {
+	if src == 0 || ans == 0 {
+		return true
+	}
+	if src == ans {
+		return src != irregular
+	}
+	s, a := perParts[src], perParts[ans]
+	return (a[0] == 0 || a[0] == s[0]) && (a[1] == 0 || a[1] == s[1] && a[1] != irregular)
+}

@@ -231,45 +231,14 @@ func (s *scanner) quantityOf(t *token, prefixUnit uint8) {
 		if fast && p == k && !s.may(periodSpaced, p+1) {
 			return
 		}
-		w, e, ok := s.read(periodSpaced, p+1)
-		// count: several of the period ("every 3 months", "varannan
-		// vecka"; see periods.go).
-		count := 1
-		for n := 0; ok && w.code == 0 && s.ascii(e) == ' ' && n < 3; n++ { // a join: the period follows
-			lead, at := w.value == "+", e+1
-			if w.value == "2" {
-				count = 2
-			}
-			if lead && t.unit == 0 { // leads only after a unit: "399 kr for a year"
-				ok = false
-				break
-			}
-			counted := false
-			if w.value == "n" && count == 1 {
-				count, at, counted = s.periodCount(at)
-				if !counted {
-					count, at = 1, e+1
-				}
-			}
-			if counted {
-				// a count: the unit of time, in the plural too ("every 3
-				// months")
-				w, e, ok = s.read(unitWords, at)
-			} else if w, e, ok = s.read(periodWords, at); !ok {
-				// After "for", "the", another join; after "per",
-				// "calendar".
-				var v *trieNode
-				if v, e, ok = s.read(periodSpaced, at); ok && (lead || v.value == "+") {
-					w = v
-				} else {
-					ok = false
-				}
-			}
+		if code, e := s.spacedPeriod(p, t.unit); code != 0 {
+			t.period, t.end = code, e
 		}
-		if ok && w.code != 0 {
-			if code := periodTimes(count, w.code); code != 0 {
-				t.period, t.end = code, e
-			}
+	}
+	if t.period != 0 {
+		// A price per a count and a time: "99 kr per user per month".
+		if code, e := s.secondPeriod(t.period, t.end, t.unit); code != 0 {
+			t.period, t.end = code, e
 		}
 	}
 	if t.period != 0 && t.unit != 0 {

@@ -277,7 +277,7 @@ func agrees(info uint64, want attrs) bool {
 	unit, period := uint8(info>>16), uint8(info>>24)
 	return info&quickMany == 0 &&
 		(unit == 0 || want.unit == 0 || unit == want.unit && unit != unknownCurrency) &&
-		(period == 0 || want.period == 0 || period == want.period && period != irregular)
+		periodAgrees(period, want.period)
 }
 
 // VerifyStrings is Verify with sources given as plain snippet texts.

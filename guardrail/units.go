@@ -183,7 +183,8 @@ var unitWords = newWordSet(table(currencySpec + unitSpec)).withLetters()
 // names are the names of the units and periods (Unit), by code: names[0]
 // is none, then the currencies in the order of currencySpec (those written
 // before a number: codes 1 to lastCurrency), then the other units, then
-// the periods of several units (periodMultiples). Every
+// the periods of several units (periodMultiples), then the periods per a
+// count and a time (perCounts, perTimes). Every
 // value of the unit and period words has a code (TestNames).
 var names = func() []string {
 	out := []string{""}
@@ -192,6 +193,11 @@ var names = func() []string {
 	}
 	for _, m := range periodMultiples {
 		out = append(out, m.name)
+	}
+	for _, c := range perCounts {
+		for _, t := range perTimes {
+			out = append(out, c+" per "+t)
+		}
 	}
 	if len(out) >= int(boundUnit) {
 		panic("guardrail: too many units for a byte")

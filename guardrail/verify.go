@@ -88,14 +88,14 @@ type attrs struct{ unit, period uint8 }
 // only with none.)
 func attrsOf(n *Number) attrs { return attrs{uint8(n.Unit), uint8(n.Period)} }
 
-// agreeing reports whether one of as may be printed with the same
-// quantity as want: where both print a unit (or a period), it is the same
-// one, and not the unknown currency (two names no row holds may name two
-// currencies) nor the irregular period.
+// agreeing reports whether one of as, a snippet's, may be printed with
+// the same quantity as want, an answer's: where both print a unit, it is
+// the same one, and not the unknown currency (two names no row holds may
+// name two currencies); their periods agree (periodAgrees).
 func agreeing(as []attrs, want attrs) bool {
 	for _, a := range as {
 		if (a.unit == 0 || want.unit == 0 || a.unit == want.unit && a.unit != unknownCurrency) &&
-			(a.period == 0 || want.period == 0 || a.period == want.period && a.period != irregular) {
+			periodAgrees(a.period, want.period) {
 			return true
 		}
 	}

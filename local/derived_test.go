@@ -15,11 +15,11 @@ import (
 var derivedSays = []struct{ say, number, formula string }{
 	{"Premium costs 399 kr/month or 4 788 kr a year.", "4 788 kr a year", "399 kr/month × 12 = 4 788 kr a year"},
 	{"Family costs 150 kr more than Premium per month.", "150 kr", "549 kr/month − 399 kr/month = 150 kr"},
-	{"Business for a team of three users costs 387 kr a month in total.", "387 kr a month", "129 kr/month × three users = 387 kr a month"},
+	{"Business for a team of three users costs 387 kr a month in total.", "387 kr a month", "129 kr/month per user × three users = 387 kr a month"},
 	{"If you invite three friends, you earn 150 GB of extra storage in total.", "150 GB", "50 GB × three friends = 150 GB"},
 	{"Premium kostar 399 kr/månad eller 4 788 kr om året.", "4 788 kr om året", "399 kr/månad × 12 = 4 788 kr om året"}, // from the line "Premium: 399 kr/månad", ranked before the table row since kb's BM25F
 	{"Familj kostar 150 kr mer än Premium per månad.", "150 kr", "549 kr/månad − 399 kr/månad = 150 kr"},
-	{"Företag för tre användare kostar totalt 387 kr i månaden.", "387 kr i månaden", "129 kr/månad × tre användare = 387 kr i månaden"},
+	{"Företag för tre användare kostar totalt 387 kr i månaden.", "387 kr i månaden", "129 kr/månad per användare × tre användare = 387 kr i månaden"},
 	{"Tipsar du tre vänner får du sammanlagt 150 GB extra lagring.", "150 GB", "50 GB × tre vänner = 150 GB"},
 }
 
