@@ -64,7 +64,8 @@ var payWords = newWordSet(table(`
 	lead = with as via in med som
 	aux = is are was were will can may gets get är blir blev kommer kan ska
 	once = one-time one-off onetime single once
-	gång = gång`))
+	gång = gång
+	times = times gånger`))
 
 // once is the period of a payment made once ("a one-time fee", "paid
 // once", "engångsavgift"), which agrees with no other period.
@@ -80,6 +81,8 @@ type payWord struct {
 	adverb  uint8 // the period of an adverb that stands after a verb ("annually")
 	period  uint8 // the period of a period word ("month", "år"; "months" too)
 	count   uint8 // a count a join may put before a period ("every two weeks", see periodCounts)
+	times   uint8 // a count of times: "twice" (2), "thrice" (3), or a count before "times"/"gånger" (see timesWords)
+	timesN  bool  // "times", "gånger"
 	comp    uint8 // the period of a compound of a period and a payment word
 	noun    bool  // a word for a price or a payment
 	verbal  bool  // a noun that is a verb too ("cost", "charges")
@@ -241,7 +244,20 @@ func payPhrase(words []payWord) (uint8, int) {
 		}
 		return once, 2
 	}
+	if w.verb && secondOf(words).count != 0 && len(words) > 2 && words[2].timesN {
+		// "billed four times a year": as "billed twice a year"
+		words = append([]payWord{w, {times: secondOf(words).count}}, words[3:]...)
+		if code, n := payPhrase(words); code != 0 {
+			return code, n + 1
+		}
+		return 0, 0
+	}
 	switch next := words[1]; {
+	case w.verb && next.times != 0 && len(words) > 3 && words[2].join && words[3].period != 0:
+		// "billed twice a year", "betalas två gånger per år"
+		if code := periodDivided(words[3].period, int(next.times)); code != 0 {
+			return code, 4
+		}
 	case w.verb && next.join && len(words) > 3 && words[2].count != 0 && words[3].period != 0:
 		// "billed every two weeks", "betalas var tredje månad"
 		if code := periodTimes(int(words[2].count), words[3].period); code != 0 {
@@ -299,6 +315,9 @@ func payWordOf(w string) payWord {
 	case "gång":
 		p.gång = true
 		return p
+	case "times":
+		p.timesN = true
+		return p
 	case "verb":
 		p.verb = true
 		return p
@@ -326,15 +345,18 @@ func payWordOf(w string) payWord {
 		p.join, p.adverb, p.adj = n.value == "" || n.value == "n", n.code, n.code
 		return p
 	}
+	if v := timesWords.value(b); v != "" {
+		p.times = uint8(digitsValue(v))
+		return p
+	}
 	if v := periodCounts.value(b); v != "" {
 		p.count = uint8(digitsValue(v)) // (and "second" a period too)
 	}
 	if p.period = periodWords.codeOf(b); p.period != 0 {
 		return p
 	}
-	if c := unitWords.codeOf(b); c != 0 && periodTimes(2, c) != 0 {
-		p.period = c // a unit of time in the plural: "every two weeks"
-		return p
+	if p.period = timeUnitWords.codeOf(b); p.period != 0 {
+		return p // a unit of time in the plural: "every two weeks"
 	}
 	if p.count != 0 {
 		return p
@@ -364,4 +386,12 @@ func payWordOf(w string) payWord {
 		p.name = toLower(c) != c
 	}
 	return p
+}
+
+// secondOf returns the second of words (none when there is none).
+func secondOf(words []payWord) payWord {
+	if len(words) < 2 {
+		return payWord{}
+	}
+	return words[1]
 }

@@ -151,6 +151,9 @@ func periodLengths(more, nums []Number) []Number {
 // month", "for the whole year", "every 3 months"; see periodSpaced). It
 // returns the period and where it ends, or 0.
 func (s *scanner) spacedPeriod(p int, unit uint8) (uint8, int) {
+	if code, e := s.timesPeriod(p + 1); code != 0 {
+		return code, e // "twice a year"
+	}
 	w, e, ok := s.read(periodSpaced, p+1)
 	// count: several of the period ("every 3 months", "varannan vecka").
 	count := 1
@@ -287,3 +290,89 @@ func periodAgrees(src, ans uint8) bool {
 	s, a := perParts[src], perParts[ans]
 	return (a[0] == 0 || a[0] == s[0]) && (a[1] == 0 || a[1] == s[1] && a[1] != irregular)
 }
+
+// Periods divided: "199 kr twice a year" is paid every half-year, "four
+// times a year" every quarter, "två gånger om året" every half-year: a
+// count of times ("twice", "thrice", a count word and "times" or
+// "gånger") before a join and a period word is the period divided by the
+// count, when it divides it into a whole number of the family's units
+// that a period has (twice a month, twice a day: irregular).
+var (
+	timesWords = newWordSet(table(`
+	2 = twice
+	3 = thrice`))
+	timesNouns = newWordSet(map[string]string{"times": "", "gånger": ""})
+)
+
+// periodStarts are the words a period after a space may begin with (see
+// quantityAfter and scanner.may): periodSpaced's and the counts of times.
+var periodStarts = func() *wordSet {
+	m := map[string]string{}
+	for _, ws := range []*wordSet{periodSpaced, periodCounts, timesWords} {
+		for w := range ws.words {
+			m[w] = ""
+		}
+	}
+	return newWordSet(m).withPairs()
+}()
+
+// timesPeriod reads at i a count of times, a join and a period word
+// ("twice a year", "four times a year", "två gånger per år"): the period
+// they make (see above) and where it ends, or 0.
+func (s *scanner) timesPeriod(i int) (uint8, int) {
+	n, e := 0, 0
+	if w, end, ok := s.read(timesWords, i); ok {
+		n, e = digitsValue(w.value), end
+	} else if c, at, ok := s.periodCount(i); ok {
+		if _, end, ok := s.read(timesNouns, at); ok {
+			n, e = c, end
+		}
+	}
+	if n == 0 || s.ascii(e) != ' ' {
+		return 0, 0
+	}
+	w, e, ok := s.read(periodSpaced, e+1)
+	if !ok || w.code != 0 || w.value != "" && w.value != "n" || s.ascii(e) != ' ' {
+		return 0, 0
+	}
+	if w, e, ok = s.read(periodWords, e+1); !ok {
+		return 0, 0
+	}
+	if code := periodDivided(w.code, n); code != 0 {
+		return code, e
+	}
+	return 0, 0
+}
+
+// periodDivided returns the period of code divided by n (see above):
+// irregular when no period has that length, 0 when code is no time.
+func periodDivided(code uint8, n int) uint8 {
+	sc := scales[code]
+	if sc.family != secondFamily && sc.family != monthFamily {
+		return 0
+	}
+	size, ok := sc.size.scaled(0)
+	if !ok || sc.size.e < 0 || n <= 0 || size%int64(n) != 0 {
+		return irregular
+	}
+	want := dec{c: size / int64(n)}
+	for c, other := range scales {
+		if other.family == sc.family && other.size.cmp(want) == 0 {
+			return uint8(c)
+		}
+	}
+	return irregular
+}
+
+// timeUnitWords are the unit words of time ("weeks", "månader"), which a
+// count before a period reads in the plural too.
+var timeUnitWords = func() *wordSet {
+	m := map[string]string{}
+	for w, v := range unitWords.words {
+		_, name, _ := cut(v, ' ')
+		if f := scales[nameCode(name)].family; f == secondFamily || f == monthFamily {
+			m[w] = v
+		}
+	}
+	return newWordSet(m)
+}()

@@ -55,6 +55,14 @@ func TestPeriodsOfSeveralUnits(t *testing.T) {
 		{"199 kr vart annat år.", "199 kr vart annat år", "2 years"},
 		{"199 kr varannan vecka.", "199 kr varannan vecka", "fortnight"},
 		{"199 kr every 90 days.", "199 kr every 90 days", "irregular"},
+		{"199 kr twice a year.", "199 kr twice a year", "half-year"},
+		{"199 kr four times a year.", "199 kr four times a year", "quarter"},
+		{"199 kr three times a year.", "199 kr three times a year", "4 months"},
+		{"199 kr två gånger om året.", "199 kr två gånger om året", "half-year"},
+		{"199 kr seven times a week.", "199 kr seven times a week", "day"},
+		{"199 kr twice a month.", "199 kr twice a month", "irregular"},
+		{"199 kr twice.", "199 kr", ""},
+		{"199 kr two times in a row.", "199 kr", ""},
 		// not periods: a count of users, a join that does not count, a
 		// lead
 		{"399 kr per 5 users.", "399 kr", ""},

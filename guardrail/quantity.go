@@ -195,9 +195,9 @@ func (s *scanner) quantityOf(t *token, prefixUnit uint8) {
 		f = qPeriod
 		if c == ' ' {
 			f = 0
-			// (quantityAfter tells periodSpaced.starts by a byte of
+			// (quantityAfter tells periodStarts.starts by a byte of
 			// the rune, with no tables of the set to index.)
-			if quantityAfter[1][b]&qPeriod != 0 && (!fast || s.may(periodSpaced, p+1)) {
+			if quantityAfter[1][b]&qPeriod != 0 && (!fast || s.may(periodStarts, p+1)) {
 				f = qPeriod
 			}
 		}
@@ -228,7 +228,7 @@ func (s *scanner) quantityOf(t *token, prefixUnit uint8) {
 			}
 		}
 	case ' ':
-		if fast && p == k && !s.may(periodSpaced, p+1) {
+		if fast && p == k && !s.may(periodStarts, p+1) {
 			return
 		}
 		if code, e := s.spacedPeriod(p, t.unit); code != 0 {
@@ -263,7 +263,7 @@ var quantityAfter = func() (t [2][0x100]uint8) {
 		f  uint8
 		ws *wordSet
 	}{{1, qPercentWord, percentWords}, {0, qGlued, gluedScales}, {0, qScale, scaleWords},
-		{1, qScale, scaleWords}, {0, qUnit, unitWords}, {1, qUnit, unitWords}, {1, qPeriod, periodSpaced},
+		{1, qScale, scaleWords}, {0, qUnit, unitWords}, {1, qUnit, unitWords}, {1, qPeriod, periodStarts},
 		{1, qPoint, pointWords}} {
 		for b := range notASCII + 1 {
 			if m.ws.starts(b) {

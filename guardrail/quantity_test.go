@@ -184,6 +184,7 @@ var wordSets = map[string]*wordSet{
 	"ordinalWords": ordinalWords, "quarterWords": quarterWords, "ordinalSuffixes": ordinalSuffixes,
 	"currencyCodes": currencyCodes, "percentWords": percentWords, "pointWords": pointWords,
 	"ofWord": ofWord, "numberWords": numberWords, "periodCounts": periodCounts,
+	"periodStarts": periodStarts, "timesWords": timesWords, "timesNouns": timesNouns, "andWords": andWords,
 }
 
 // TestReadAsRunes checks read, which reads the bytes of the text as they
