@@ -103,6 +103,7 @@ func (g *StreamGuard) verdicts() {
 		nv, t := &nvs[k], &s.toks[k]
 		nv.check(g.sources, attrs{t.unit, t.period})
 	}
+	checkBounds(g.f.src, nvs, g.sources)
 }
 
 // quickVerdicts is verdicts for the fast path: it fills and grounds the
@@ -125,6 +126,7 @@ func (g *StreamGuard) quickVerdicts() {
 	if !citeQuick(nvs, g.quickTable()) {
 		g.policy.checkRest(s, nvs, g.sources)
 	}
+	checkBounds(g.f.src, nvs, g.sources)
 }
 
 // settle makes final, in order, the verdicts of the numbers found: an

@@ -115,6 +115,7 @@ type Source struct {
 	quick   []quickSlot               // the index of Verify's fast path (see quickIndex)
 	keys    []quickSlot               // the slots in quick, for quickTable to merge
 	ops     atomic.Pointer[[]operand] // the operands of derived numbers: made when first asked for (see operands)
+	bounded []int32                   // the numbers printed as a bound ("up to 6"), by index (see checkBounds)
 }
 
 // NewSource extracts the quantities of a snippet and indexes them by value.
@@ -129,7 +130,7 @@ type Source struct {
 func NewSource(text string) *Source {
 	sc := scanText(text)
 	nums := sc.numbers(text)
-	s := &Source{Text: text, Numbers: nums}
+	s := &Source{Text: text, Numbers: nums, bounded: boundedNumbers(text, nums)}
 	cells := bindCells(text, nums, sc.toks)
 	more, ords := generousNumbers(text, nums)
 	keys := len(ords) + len(cells) // (a cell may add its percentage)
@@ -584,6 +585,9 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 		if !citeQuick(v.Numbers, s.quickTable(sources, len(v.Numbers))) {
 			v.Grounded = p.checkRest(s, v.Numbers, sources)
 		}
+		if !checkBounds(answer, v.Numbers, sources) {
+			v.Grounded = false
+		}
 		if !v.Grounded {
 			v.Grounded = p.deriveAll(answer, v.Numbers, sources)
 		}
@@ -597,6 +601,9 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 			if nv.check(sources, attrs{t.unit, t.period}); p.Blocks(nv.State) {
 				v.Grounded = false
 			}
+		}
+		if !checkBounds(answer, v.Numbers, sources) {
+			v.Grounded = false
 		}
 		if !v.Grounded {
 			v.Grounded = p.deriveAll(answer, v.Numbers, sources)

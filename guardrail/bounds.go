@@ -1,0 +1,145 @@
+package guardrail
+
+// Bounds: a quantity printed after words that make it an upper bound ("up
+// to 6 members", "at most", "max", "a maximum of", "no more than",
+// "högst", "upp till", "som mest") or a lower one ("at least 3 users",
+// "min.", "a minimum of", "no less than", "minst", "som minst") is
+// grounded only by a snippet quantity of the same value that is not the
+// opposite bound: "up to 3 users" is not stated by "minimum 3 users". A
+// side that prints no bound agrees with either ("6 members" and "up to 6
+// members"). Words of comparison ("more than", "over", "from") are no
+// bounds here: "150 kr more than Basic" is a difference, "from 49 kr" may
+// start a range.
+
+// Bound kinds.
+const (
+	boundUpper uint8 = 1 + iota
+	boundLower
+)
+
+// boundBefore returns the bound the words right before start in text make
+// of the quantity there (see above), or 0.
+func boundBefore(text string, start int) uint8 {
+	var b0, b1, b2 [8]byte
+	w0, i := wordBefore(text, start, b0[:0])
+	switch string(w0) {
+	case "":
+		return 0
+	case "max", "max.", "maximum", "maximalt", "högst":
+		return boundUpper
+	case "min", "min.", "minimum", "minimalt", "minst":
+		return boundLower
+	case "to", "till", "most", "mest", "least", "of", "than", "än":
+	default:
+		return 0
+	}
+	w1, i := wordBefore(text, i, b1[:0])
+	switch string(w0) + " " + string(w1) {
+	case "to up", "till upp", "most at", "mest som", "of maximum":
+		return boundUpper
+	case "least at", "of minimum":
+		return boundLower
+	case "than more", "than less", "than fewer", "än mer", "än mindre", "än färre":
+	default:
+		return 0
+	}
+	switch w2, _ := wordBefore(text, i, b2[:0]); string(w2) {
+	case "no", "not", "inte":
+		if string(w1) == "more" || string(w1) == "mer" {
+			return boundUpper // "no more than"
+		}
+		return boundLower // "no less than", "inte färre än"
+	}
+	return 0
+}
+
+// wordBefore returns the word (letters, and one '.' at its end) that ends
+// before the spaces before i in text, in lower case in buf (none when it
+// is longer than buf), and where it starts.
+func wordBefore(text string, i int, buf []byte) ([]byte, int) {
+	j := i
+	for j > 0 && text[j-1] == ' ' {
+		j--
+	}
+	k := j
+	for k > 0 && (isLetterByte(text[k-1]) || text[k-1] == '.' && k == j) {
+		k--
+	}
+	if k == j || j-k > cap(buf) {
+		return nil, k
+	}
+	for _, c := range []byte(text[k:j]) {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	return buf, k
+}
+
+// boundedNumbers returns the indexes of the numbers of text, nums, that
+// it prints as a bound.
+func boundedNumbers(text string, nums []Number) []int32 {
+	var out []int32
+	for k := range nums {
+		if boundBefore(text, nums[k].Start) != 0 {
+			out = append(out, int32(k))
+		}
+	}
+	return out
+}
+
+// checkBounds makes ungrounded each grounded number of nvs, numbers of
+// text, that prints a bound every snippet quantity of its value and attrs
+// contradicts (see above), and reports whether it made none. Only the
+// values a snippet prints as a bound are looked at.
+func checkBounds(text string, nvs []NumberVerdict, sources []*Source) bool {
+	bounded := false
+	for _, src := range sources {
+		bounded = bounded || len(src.bounded) > 0
+	}
+	if !bounded {
+		return true
+	}
+	ok := true
+	for k := range nvs {
+		nv := &nvs[k]
+		if nv.State != Grounded || !boundedValue(sources, nv.Canonical) {
+			continue
+		}
+		b := boundBefore(text, nv.Start)
+		if b == 0 {
+			continue
+		}
+		want, found, agrees := attrsOf(&nv.Number), false, false
+		for _, src := range sources {
+			for m := range src.Numbers {
+				n := &src.Numbers[m]
+				if n.Canonical != nv.Canonical || !agreeing([]attrs{attrsOf(n)}, want) {
+					continue
+				}
+				found = true
+				if sb := boundBefore(src.Text, n.Start); sb == 0 || sb == b {
+					agrees = true
+				}
+			}
+		}
+		if found && !agrees {
+			nv.State, nv.Grounded, nv.Citation = Ungrounded, false, -1
+			ok = false
+		}
+	}
+	return ok
+}
+
+// boundedValue reports whether a source prints the value c as a bound.
+func boundedValue(sources []*Source, c string) bool {
+	for _, src := range sources {
+		for _, m := range src.bounded {
+			if src.Numbers[m].Canonical == c {
+				return true
+			}
+		}
+	}
+	return false
+}
