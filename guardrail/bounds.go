@@ -3,13 +3,11 @@ package guardrail
 // Bounds: a quantity printed after words that make it an upper bound ("up
 // to 6 members", "at most", "max", "a maximum of", "no more than",
 // "högst", "upp till", "som mest") or a lower one ("at least 3 users",
-// "min.", "a minimum of", "no less than", "minst", "som minst") is
-// grounded only by a snippet quantity of the same value that is not the
-// opposite bound: "up to 3 users" is not stated by "minimum 3 users". A
-// side that prints no bound agrees with either ("6 members" and "up to 6
-// members"). Words of comparison ("more than", "over", "from") are no
-// bounds here: "150 kr more than Basic" is a difference, "from 49 kr" may
-// start a range.
+// "min.", "a minimum of", "no less than", "minst", "som minst"), a
+// qualifier (qualifiers.go): "up to 3 users" is not stated by "minimum 3
+// users", and "6 members" agrees with "up to 6 members". Words of
+// comparison ("more than", "over", "from") are no bounds here: "150 kr
+// more than Basic" is a difference, "from 49 kr" may start a range.
 
 // Bound kinds.
 const (
@@ -75,71 +73,4 @@ func wordBefore(text string, i int, buf []byte) ([]byte, int) {
 		buf = append(buf, c)
 	}
 	return buf, k
-}
-
-// boundedNumbers returns the indexes of the numbers of text, nums, that
-// it prints as a bound.
-func boundedNumbers(text string, nums []Number) []int32 {
-	var out []int32
-	for k := range nums {
-		if boundBefore(text, nums[k].Start) != 0 {
-			out = append(out, int32(k))
-		}
-	}
-	return out
-}
-
-// checkBounds makes ungrounded each grounded number of nvs, numbers of
-// text, that prints a bound every snippet quantity of its value and attrs
-// contradicts (see above), and reports whether it made none. Only the
-// values a snippet prints as a bound are looked at.
-func checkBounds(text string, nvs []NumberVerdict, sources []*Source) bool {
-	bounded := false
-	for _, src := range sources {
-		bounded = bounded || len(src.bounded) > 0
-	}
-	if !bounded {
-		return true
-	}
-	ok := true
-	for k := range nvs {
-		nv := &nvs[k]
-		if nv.State != Grounded || !boundedValue(sources, nv.Canonical) {
-			continue
-		}
-		b := boundBefore(text, nv.Start)
-		if b == 0 {
-			continue
-		}
-		want, found, agrees := attrsOf(&nv.Number), false, false
-		for _, src := range sources {
-			for m := range src.Numbers {
-				n := &src.Numbers[m]
-				if n.Canonical != nv.Canonical || !agreeing([]attrs{attrsOf(n)}, want) {
-					continue
-				}
-				found = true
-				if sb := boundBefore(src.Text, n.Start); sb == 0 || sb == b {
-					agrees = true
-				}
-			}
-		}
-		if found && !agrees {
-			nv.State, nv.Grounded, nv.Citation = Ungrounded, false, -1
-			ok = false
-		}
-	}
-	return ok
-}
-
-// boundedValue reports whether a source prints the value c as a bound.
-func boundedValue(sources []*Source, c string) bool {
-	for _, src := range sources {
-		for _, m := range src.bounded {
-			if src.Numbers[m].Canonical == c {
-				return true
-			}
-		}
-	}
-	return false
 }

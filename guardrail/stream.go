@@ -103,7 +103,7 @@ func (g *StreamGuard) verdicts() {
 		nv, t := &nvs[k], &s.toks[k]
 		nv.check(g.sources, attrs{t.unit, t.period})
 	}
-	checkBounds(g.f.src, nvs, g.sources)
+	checkQualifiers(g.f.src, nvs, g.sources)
 }
 
 // quickVerdicts is verdicts for the fast path: it fills and grounds the
@@ -126,7 +126,7 @@ func (g *StreamGuard) quickVerdicts() {
 	if !citeQuick(nvs, g.quickTable()) {
 		g.policy.checkRest(s, nvs, g.sources)
 	}
-	checkBounds(g.f.src, nvs, g.sources)
+	checkQualifiers(g.f.src, nvs, g.sources)
 }
 
 // settle makes final, in order, the verdicts of the numbers found: an
@@ -139,6 +139,17 @@ func (g *StreamGuard) quickVerdicts() {
 func (g *StreamGuard) settle(read int, final bool) int {
 	for ; g.settled < len(g.numbers); g.settled++ {
 		nv := &g.numbers[g.settled]
+		if nv.State == Grounded && qualifiedValue(g.sources, nv.Canonical) {
+			// Its tax is said after it ("399 kr exkl. moms"): it waits
+			// for the words that may say it (see qualifiers.go).
+			if !final && taxPending(g.f.src, nv.End) {
+				if g.blocked {
+					return -1
+				}
+				return nv.Start
+			}
+			checkQualifiers(g.f.src, g.numbers[g.settled:g.settled+1], g.sources)
+		}
 		if nv.State == Ungrounded && !g.d.derive(g.f.src, g.numbers, g.settled, read, g.decoded, final) {
 			if g.blocked {
 				return -1

@@ -106,16 +106,16 @@ func agreeing(as []attrs, want attrs) bool {
 // answer can be verified against it without scanning the snippet again.
 // A Source is immutable after [NewSource] and safe for concurrent use.
 type Source struct {
-	Text    string
-	Numbers []Number
-	index   []indexSlot               // by value: open addressing on keyPrint's hash
-	filter  keyFilter                 // of the values, to pass over a source quickly
-	counted map[string][]string       // noun → values the snippet binds to it
-	lower   atomic.Pointer[string]    // the text in lower case, for month names and names: made when first asked for (see lowerText)
-	quick   []quickSlot               // the index of Verify's fast path (see quickIndex)
-	keys    []quickSlot               // the slots in quick, for quickTable to merge
-	ops     atomic.Pointer[[]operand] // the operands of derived numbers: made when first asked for (see operands)
-	bounded []int32                   // the numbers printed as a bound ("up to 6"), by index (see checkBounds)
+	Text      string
+	Numbers   []Number
+	index     []indexSlot               // by value: open addressing on keyPrint's hash
+	filter    keyFilter                 // of the values, to pass over a source quickly
+	counted   map[string][]string       // noun → values the snippet binds to it
+	lower     atomic.Pointer[string]    // the text in lower case, for month names and names: made when first asked for (see lowerText)
+	quick     []quickSlot               // the index of Verify's fast path (see quickIndex)
+	keys      []quickSlot               // the slots in quick, for quickTable to merge
+	ops       atomic.Pointer[[]operand] // the operands of derived numbers: made when first asked for (see operands)
+	qualified []int32                   // the numbers printed with a qualifier ("up to 6", "exkl. moms"), by index (see checkQualifiers)
 }
 
 // NewSource extracts the quantities of a snippet and indexes them by value.
@@ -130,7 +130,7 @@ type Source struct {
 func NewSource(text string) *Source {
 	sc := scanText(text)
 	nums := sc.numbers(text)
-	s := &Source{Text: text, Numbers: nums, bounded: boundedNumbers(text, nums)}
+	s := &Source{Text: text, Numbers: nums, qualified: qualifiedNumbers(text, nums)}
 	cells := bindCells(text, nums, sc.toks)
 	more, ords := generousNumbers(text, nums)
 	keys := len(ords) + len(cells) // (a cell may add its percentage)
@@ -585,7 +585,7 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 		if !citeQuick(v.Numbers, s.quickTable(sources, len(v.Numbers))) {
 			v.Grounded = p.checkRest(s, v.Numbers, sources)
 		}
-		if !checkBounds(answer, v.Numbers, sources) {
+		if !checkQualifiers(answer, v.Numbers, sources) {
 			v.Grounded = false
 		}
 		if !v.Grounded {
@@ -602,7 +602,7 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 				v.Grounded = false
 			}
 		}
-		if !checkBounds(answer, v.Numbers, sources) {
+		if !checkQualifiers(answer, v.Numbers, sources) {
 			v.Grounded = false
 		}
 		if !v.Grounded {
