@@ -15,7 +15,12 @@ package guardrail
 // weeks and every 30 days are not monthly). A length no named period has
 // is a period of its own ("2 months", "3 weeks", "10 days", "2 years"),
 // to 31 days, 12 weeks, 11 months and 9 years; a longer one, or a count
-// of hours, is irregular (see irregular): it agrees with no period.
+// of hours, is irregular (see irregular): it agrees with no period. "half"
+// after a counting join halves the period ("per half year", "every
+// half-year").
+
+// halfWord halves the period after a counting join: "per half year".
+var halfWord = newWordSet(map[string]string{"half": ""})
 
 // periodCounts are the counts a counting join may put before a period.
 var periodCounts = newWordSet(table(`
@@ -167,6 +172,15 @@ func (s *scanner) spacedPeriod(p int, unit uint8) (uint8, int) {
 		}
 		counted := false
 		if w.value == "n" && count == 1 {
+			if _, h, ok := s.read(halfWord, at); ok && (s.ascii(h) == ' ' || s.ascii(h) == '-') {
+				// "per half year", "every half-year": the period halved
+				if v, end, ok := s.read(periodWords, h+1); ok {
+					if code := periodDivided(v.code, 2); code != 0 {
+						return code, end
+					}
+				}
+				return 0, 0
+			}
 			count, at, counted = s.periodCount(at)
 			if !counted {
 				count, at = 1, e+1
