@@ -5,9 +5,12 @@ package guardrail
 // "högst", "upp till", "som mest") or a lower one ("at least 3 users",
 // "min.", "a minimum of", "no less than", "minst", "som minst"), a
 // qualifier (qualifiers.go): "up to 3 users" is not stated by "minimum 3
-// users", and "6 members" agrees with "up to 6 members". Words of
-// comparison ("more than", "over", "from") are no bounds here: "150 kr
-// more than Basic" is a difference, "from 49 kr" may start a range.
+// users", and "6 members" agrees with "up to 6 members". Before the
+// number, words of comparison are bounds too, strict or not alike: "more
+// than 6", "over", "above", "mer än", "fler än", "över" lower, "less
+// than", "fewer than", "below", "mindre än", "färre än" upper (after it,
+// "150 kr more than Basic" is a difference). Not "from" ("from 49 kr" may
+// start a range), nor "under", which is also Swedish for "during".
 
 // Bound kinds.
 const (
@@ -25,8 +28,10 @@ func boundBefore(text string, start int) uint8 {
 		return 0
 	case "max", "max.", "maximum", "maximalt", "högst":
 		return boundUpper
-	case "min", "min.", "minimum", "minimalt", "minst":
+	case "min", "min.", "minimum", "minimalt", "minst", "over", "above", "över":
 		return boundLower
+	case "below":
+		return boundUpper
 	case "to", "till", "most", "mest", "least", "of", "than", "än":
 	default:
 		return 0
@@ -37,18 +42,19 @@ func boundBefore(text string, start int) uint8 {
 		return boundUpper
 	case "least at", "of minimum":
 		return boundLower
-	case "than more", "than less", "than fewer", "än mer", "än mindre", "än färre":
+	case "than more", "than less", "than fewer", "än mer", "än fler", "än mindre", "än färre":
 	default:
 		return 0
 	}
+	more := string(w1) == "more" || string(w1) == "mer" || string(w1) == "fler"
 	switch w2, _ := wordBefore(text, i, b2[:0]); string(w2) {
 	case "no", "not", "inte":
-		if string(w1) == "more" || string(w1) == "mer" {
-			return boundUpper // "no more than"
-		}
-		return boundLower // "no less than", "inte färre än"
+		more = !more // "no more than" is at most, "no less than" at least
 	}
-	return 0
+	if more {
+		return boundLower // "more than 6": above it
+	}
+	return boundUpper // "less than 6", "fewer than", "mindre än"
 }
 
 // wordBefore returns the word (letters, and one '.' at its end) that ends

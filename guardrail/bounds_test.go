@@ -21,13 +21,18 @@ func TestBoundBefore(t *testing.T) {
 		"minst 6":                boundLower,
 		"som minst 6":            boundLower,
 		"inte färre än 6":        boundLower,
-		"more than 6":            0,
+		"more than 6":            boundLower,
+		"over 6":                 boundLower,
+		"fler än 6":              boundLower,
+		"below 6":                boundUpper,
+		"fewer than 6":           boundUpper,
 		"from 6":                 0,
 		"to 6":                   0,
 		"the minimum. 6":         0,
 		"6":                      0,
 		"within 6":               0,
-		"cost 50 kr less than 6": 0,
+		"cost 50 kr less than 6": boundUpper,
+		"under 6":                0,
 	} {
 		if got := boundBefore(text, len(text)-1); got != want {
 			t.Errorf("%q: bound %d, want %d", text, got, want)
