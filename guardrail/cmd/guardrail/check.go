@@ -22,7 +22,8 @@ against source snippets. Every number of the answer is read as a quantity
 (value after scale, unit or currency, period; or a date, time, range of
 years, quarter, ordinal, phone number, name with digits such as A380) and
 must be stated by at least one snippet: the same value, and where both print
-a unit or a period, the same one. A small count written as a word ("two
+a unit, a period, a bound ("up to", "at least") or whether tax is included
+("exkl. moms"), the same one. A small count written as a word ("two
 companies") that no snippet states or contradicts is "unverified": it blocks
 only with -strict; so is a name whose letters a snippet names alone
 ("COVID-19" against "COVID"). A number no snippet states that one shown
