@@ -45,11 +45,13 @@ import "unicode/utf8"
 // is held at most that far past it.
 
 // payWords are, in English and Swedish, the words for a price or a payment
-// ("noun"; "verbal" those that are verbs too: "monthly backups cost"), the verbs of billing ("verb"), the conjunctions that begin
-// another clause ("stop": "49 kr, and the yearly price of Premium is 399
-// kr"), the words of comparison ("than"), those that may lead an adjective
-// and noun after a price ("lead") and the words of a payment made once
-// ("once"), and the auxiliary verbs ("aux").
+// ("noun"; "verbal" those that are verbs too: "monthly backups cost"),
+// the verbs of billing ("verb"), the conjunctions that begin another
+// clause ("stop": "49 kr, and the yearly price of Premium is 399 kr"),
+// the words of comparison ("than"), those that may lead an adjective and
+// noun after a price ("lead"), the words of a payment made once ("once",
+// and Swedish "gång": "en gång"), the nouns of a count of times ("times":
+// "billed four times a year") and the auxiliary verbs ("aux").
 var payWords = newWordSet(table(`
 	noun = price prices pricing fee fees payment payments
 	noun = subscription subscriptions membership billing invoicing renewal renewals licence
