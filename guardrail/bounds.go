@@ -7,15 +7,20 @@ package guardrail
 // qualifier (qualifiers.go): "up to 3 users" is not stated by "minimum 3
 // users", and "6 members" agrees with "up to 6 members". Before the
 // number, words of comparison are bounds too, strict or not alike: "more
-// than 6", "over", "above", "mer än", "fler än", "över" lower, "less
-// than", "fewer than", "below", "mindre än", "färre än" upper (after it,
-// "150 kr more than Basic" is a difference). Not "from" ("from 49 kr" may
-// start a range), nor "under", which is also Swedish for "during".
+// than 6", "over", "above", "mer än", "fler än", "över" lower ("over"
+// and "över" not before a length of time: "over 7 days" is during them),
+// "less than", "fewer than", "below", "mindre än", "färre än" upper
+// (after it, "150 kr more than Basic" is a difference). Not "from" ("from
+// 49 kr" may start a range), nor "under", which is also Swedish for
+// "during".
 
-// Bound kinds.
+// Bound kinds. boundOver is "over" or "över", a lower bound but before a
+// length of time, where it says during ("retried 3 times over 7 days"):
+// see qualifierOf.
 const (
 	boundUpper uint8 = 1 + iota
 	boundLower
+	boundOver
 )
 
 // boundBefore returns the bound the words right before start in text make
@@ -28,8 +33,10 @@ func boundBefore(text string, start int) uint8 {
 		return 0
 	case "max", "max.", "maximum", "maximalt", "högst":
 		return boundUpper
-	case "min", "min.", "minimum", "minimalt", "minst", "over", "above", "över":
+	case "min", "min.", "minimum", "minimalt", "minst", "above":
 		return boundLower
+	case "over", "över":
+		return boundOver
 	case "below":
 		return boundUpper
 	case "to", "till", "most", "mest", "least", "of", "than", "än":

@@ -22,7 +22,7 @@ func TestBoundBefore(t *testing.T) {
 		"som minst 6":            boundLower,
 		"inte färre än 6":        boundLower,
 		"more than 6":            boundLower,
-		"over 6":                 boundLower,
+		"over 6":                 boundOver,
 		"fler än 6":              boundLower,
 		"below 6":                boundUpper,
 		"fewer than 6":           boundUpper,

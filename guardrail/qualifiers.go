@@ -14,7 +14,14 @@ type qualifier struct{ bound, tax uint8 }
 
 // qualifierOf returns the qualifier of the quantity n of text.
 func qualifierOf(text string, n *Number) qualifier {
-	return qualifier{boundBefore(text, n.Start), taxAfter(text, n.End)}
+	q := qualifier{boundBefore(text, n.Start), taxAfter(text, n.End)}
+	if q.bound == boundOver {
+		q.bound = boundLower // "over 500 kr"
+		if f := scales[n.Unit].family; f == secondFamily || f == monthFamily {
+			q.bound = 0 // "over 7 days": during them
+		}
+	}
+	return q
 }
 
 // agrees reports whether a snippet's qualifier q may stand with an
