@@ -121,7 +121,7 @@ func (s *Source) operands() []operand {
 	}
 	sc := scanText(s.Text)
 	nums := sc.numbers(s.Text)
-	cells := bindCells(s.Text, nums, sc.toks)
+	cells, _ := bindCells(s.Text, nums, sc.toks)
 	var ops []operand
 	for k := range nums {
 		n := &nums[k]

@@ -225,7 +225,8 @@ func cellDisagrees(text string) bool {
 	sc := scanText(text)
 	defer sc.done()
 	nums := sc.numbers(text)
-	for k, a := range bindCells(text, nums, sc.toks) {
+	cells, _ := bindCells(text, nums, sc.toks)
+	for k, a := range cells {
 		t := &sc.toks[k]
 		if a.unit == cellConflict && t.unit != 0 || a.period == cellConflict && t.period != 0 {
 			return true

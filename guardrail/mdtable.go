@@ -19,9 +19,10 @@ import (
 
 // column is what a header cell says of the numbers under it.
 type column struct {
-	unit, period uint8 // codes into names; cellConflict: fail closed
-	percent      bool  // the cells are percentages ("Discount (%)")
-	date         bool  // the cells are dates or years ("Valid until (date)")
+	unit, period uint8     // codes into names; cellConflict: fail closed
+	percent      bool      // the cells are percentages ("Discount (%)")
+	date         bool      // the cells are dates or years ("Valid until (date)")
+	q            qualifier // the cells' bound and tax ("Max users", "Price excl. VAT"; see headerQualifier)
 }
 
 // cellConflict is the code of a unit or period that no quantity of an
@@ -38,12 +39,12 @@ const (
 // (extracted from text, with the scan's tokens toks) with: what its cell
 // and its column say together (see column.bind) for a number in a cell of
 // a table's row, none (its own) for the others; nil when text holds no
-// table.
-func bindCells(text string, nums []Number, toks []token) []attrs {
+// table. quals are the cells' qualifiers from their headers (see
+// headerQualifier), beside.
+func bindCells(text string, nums []Number, toks []token) (out []attrs, quals []qualifier) {
 	if indexByte(text, '|') < 0 {
-		return nil
+		return nil, nil
 	}
-	var out []attrs
 	var cols []column // of the table being read; nil outside one
 	k := 0            // the first number not before the cell read
 	for at := 0; at < len(text); {
@@ -76,15 +77,16 @@ func bindCells(text string, nums []Number, toks []token) []attrs {
 			}
 			for m := k; m < len(nums) && nums[m].End <= at+to; m++ {
 				if out == nil {
-					out = make([]attrs, len(nums))
+					out, quals = make([]attrs, len(nums)), make([]qualifier, len(nums))
 				}
 				out[m] = cols[c].bind(nums[m].Kind, attrs{toks[m].unit, toks[m].period})
+				quals[m] = cols[c].q
 			}
 			from = to + 1
 		}
 		at = next
 	}
-	return out
+	return out, quals
 }
 
 // lineAt returns the line of text that begins at byte at, whether it
@@ -261,6 +263,7 @@ func readHeader(h string) column {
 	if scaled {
 		c.unit = cellConflict
 	}
+	c.q = headerQualifier(h)
 	return c
 }
 

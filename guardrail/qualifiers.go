@@ -30,16 +30,58 @@ func (q qualifier) agrees(a qualifier) bool {
 	return (q.bound == 0 || a.bound == 0 || q.bound == a.bound) && (q.tax == 0 || a.tax == 0 || q.tax == a.tax)
 }
 
-// qualifiedNumbers returns the indexes of the numbers of text, nums, that
-// it prints with a qualifier.
-func qualifiedNumbers(text string, nums []Number) []int32 {
-	var out []int32
+// qualifiedNumber is a number of a snippet, by index into its Numbers,
+// printed with the qualifier q.
+type qualifiedNumber struct {
+	k int32
+	q qualifier
+}
+
+// qualifiedNumbers returns the numbers of text, nums, that it prints with
+// a qualifier: its own words', or else its table column's (quals, from
+// bindCells; nil outside tables).
+func qualifiedNumbers(text string, nums []Number, quals []qualifier) []qualifiedNumber {
+	var out []qualifiedNumber
 	for k := range nums {
-		if qualifierOf(text, &nums[k]) != (qualifier{}) {
-			out = append(out, int32(k))
+		q := qualifierOf(text, &nums[k])
+		if quals != nil {
+			if q.bound == 0 {
+				q.bound = quals[k].bound
+			}
+			if q.tax == 0 {
+				q.tax = quals[k].tax
+			}
+		}
+		if q != (qualifier{}) {
+			out = append(out, qualifiedNumber{int32(k), q})
 		}
 	}
 	return out
+}
+
+// headerQualifier returns what a table's header cell h, lower-cased, says
+// of its numbers' bound and tax: a bound word first ("max users",
+// "minimum seats", "högst"; not "min", which may be minutes), and the tax
+// as the words after a price say it ("price excl. vat", "pris inkl.
+// moms").
+func headerQualifier(h string) qualifier {
+	var q qualifier
+	i := 0
+	for i < len(h) && h[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(h) && (isLetterByte(h[j]) || h[j] == '.') {
+		j++
+	}
+	switch h[i:j] {
+	case "max", "max.", "maximum", "maximalt", "högst":
+		q.bound = boundUpper
+	case "minimum", "minimalt", "minst": // (not "min": minutes too, see readHeader)
+		q.bound = boundLower
+	}
+	q.tax = taxAfter(h, 0)
+	return q
 }
 
 // checkQualifiers makes ungrounded each grounded number of nvs, numbers
@@ -71,7 +113,7 @@ func checkQualifiers(text string, nvs []NumberVerdict, sources []*Source) bool {
 					continue
 				}
 				found = true
-				agrees = agrees || qualifierOf(src.Text, n).agrees(q)
+				agrees = agrees || src.qualifierAt(m).agrees(q)
 			}
 		}
 		if found && !agrees {
@@ -87,10 +129,20 @@ func checkQualifiers(text string, nvs []NumberVerdict, sources []*Source) bool {
 func qualifiedValue(sources []*Source, c string) bool {
 	for _, src := range sources {
 		for _, m := range src.qualified {
-			if src.Numbers[m].Canonical == c {
+			if src.Numbers[m.k].Canonical == c {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// qualifierAt returns the qualifier of the snippet's number k.
+func (s *Source) qualifierAt(k int) qualifier {
+	for _, m := range s.qualified {
+		if int(m.k) == k {
+			return m.q
+		}
+	}
+	return qualifier{}
 }

@@ -115,7 +115,7 @@ type Source struct {
 	quick     []quickSlot               // the index of Verify's fast path (see quickIndex)
 	keys      []quickSlot               // the slots in quick, for quickTable to merge
 	ops       atomic.Pointer[[]operand] // the operands of derived numbers: made when first asked for (see operands)
-	qualified []int32                   // the numbers printed with a qualifier ("up to 6", "exkl. moms"), by index (see checkQualifiers)
+	qualified []qualifiedNumber         // the numbers printed with a qualifier ("up to 6", "exkl. moms"; see checkQualifiers)
 }
 
 // NewSource extracts the quantities of a snippet and indexes them by value.
@@ -130,8 +130,8 @@ type Source struct {
 func NewSource(text string) *Source {
 	sc := scanText(text)
 	nums := sc.numbers(text)
-	s := &Source{Text: text, Numbers: nums, qualified: qualifiedNumbers(text, nums)}
-	cells := bindCells(text, nums, sc.toks)
+	cells, quals := bindCells(text, nums, sc.toks)
+	s := &Source{Text: text, Numbers: nums, qualified: qualifiedNumbers(text, nums, quals)}
 	more, ords := generousNumbers(text, nums)
 	keys := len(ords) + len(cells) // (a cell may add its percentage)
 	for _, ns := range [2][]Number{nums, more} {
