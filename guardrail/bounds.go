@@ -28,12 +28,13 @@ const (
 func boundBefore(text string, start int) uint8 {
 	var b0, b1, b2 [8]byte
 	w0, i := wordBefore(text, start, b0[:0])
+	if b := boundWord(string(w0)); b != 0 {
+		return b
+	}
 	switch string(w0) {
 	case "":
 		return 0
-	case "max", "max.", "maximum", "maximalt", "högst":
-		return boundUpper
-	case "min", "min.", "minimum", "minimalt", "minst", "above":
+	case "above":
 		return boundLower
 	case "over", "över":
 		return boundOver
@@ -86,4 +87,16 @@ func wordBefore(text string, i int, buf []byte) ([]byte, int) {
 		buf = append(buf, c)
 	}
 	return buf, k
+}
+
+// boundWord returns the bound a word makes alone, lower-cased ("max",
+// "minimum", "högst", "minst"), or 0.
+func boundWord(w string) uint8 {
+	switch w {
+	case "max", "max.", "maximum", "maximalt", "högst":
+		return boundUpper
+	case "min", "min.", "minimum", "minimalt", "minst":
+		return boundLower
+	}
+	return 0
 }

@@ -86,8 +86,14 @@ func periodTimes(n int, code uint8) uint8 {
 	if !ok {
 		return irregular
 	}
+	return periodOfLength(sc.family, size)
+}
+
+// periodOfLength returns the period of family whose length is size (a
+// named one first, see scales), or irregular when none has it.
+func periodOfLength(family int, size dec) uint8 {
 	for c, other := range scales {
-		if other.family == sc.family && other.size.cmp(size) == 0 {
+		if other.family == family && other.size.cmp(size) == 0 {
 			return uint8(c)
 		}
 	}
@@ -369,13 +375,7 @@ func periodDivided(code uint8, n int) uint8 {
 	if !ok || sc.size.e < 0 || n <= 0 || size%int64(n) != 0 {
 		return irregular
 	}
-	want := dec{c: size / int64(n)}
-	for c, other := range scales {
-		if other.family == sc.family && other.size.cmp(want) == 0 {
-			return uint8(c)
-		}
-	}
-	return irregular
+	return periodOfLength(sc.family, dec{c: size / int64(n)})
 }
 
 // timeUnitWords are the unit words of time ("weeks", "månader"), which a

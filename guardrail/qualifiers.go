@@ -74,11 +74,8 @@ func headerQualifier(h string) qualifier {
 	for j < len(h) && (isLetterByte(h[j]) || h[j] == '.') {
 		j++
 	}
-	switch h[i:j] {
-	case "max", "max.", "maximum", "maximalt", "högst":
-		q.bound = boundUpper
-	case "minimum", "minimalt", "minst": // (not "min": minutes too, see readHeader)
-		q.bound = boundLower
+	if w := h[i:j]; w != "min" && w != "min." { // (minutes too, see readHeader)
+		q.bound = boundWord(w)
 	}
 	q.tax = taxAfter(h, 0)
 	return q

@@ -276,10 +276,10 @@ func nameCode(v string) uint8 {
 	return 0
 }
 
-// perCount marks the periods that count something (per user, household,
-// device, account), by code.
+// perCount marks the periods that count something (perCounts: per user,
+// household, device, account), by code.
 var perCount = func() (m [256]bool) {
-	for _, n := range [...]string{"user", "household", "device", "account"} {
+	for _, n := range perCounts {
 		m[unitNamed(n)] = true
 	}
 	return m

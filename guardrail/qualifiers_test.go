@@ -1,0 +1,74 @@
+package guardrail
+
+import "testing"
+
+// checkWords runs f, which reads a qualifier of a quantity in a text, on
+// each text of cases and checks what it reads.
+func checkWords(t *testing.T, f func(text string) uint8, cases map[string]uint8) {
+	t.Helper()
+	for text, want := range cases {
+		if got := f(text); got != want {
+			t.Errorf("%q: %d, want %d", text, got, want)
+		}
+	}
+}
+
+// TestBoundBefore: the words before a quantity that make it a bound (the
+// quantity is the last rune of each text).
+func TestBoundBefore(t *testing.T) {
+	checkWords(t, func(text string) uint8 { return boundBefore(text, len(text)-1) }, map[string]uint8{
+		"up to 6":                boundUpper,
+		"Up to 6":                boundUpper,
+		"at most 6":              boundUpper,
+		"a maximum of 6":         boundUpper,
+		"Max. 6":                 boundUpper,
+		"no more than 6":         boundUpper,
+		"högst 6":                boundUpper,
+		"upp till 6":             boundUpper,
+		"inte mer än 6":          boundUpper,
+		"at least 6":             boundLower,
+		"a minimum of 6":         boundLower,
+		"min 6":                  boundLower,
+		"no fewer than 6":        boundLower,
+		"minst 6":                boundLower,
+		"som minst 6":            boundLower,
+		"inte färre än 6":        boundLower,
+		"more than 6":            boundLower,
+		"over 6":                 boundOver,
+		"fler än 6":              boundLower,
+		"below 6":                boundUpper,
+		"fewer than 6":           boundUpper,
+		"from 6":                 0,
+		"to 6":                   0,
+		"the minimum. 6":         0,
+		"6":                      0,
+		"within 6":               0,
+		"cost 50 kr less than 6": boundUpper,
+		"under 6":                0,
+	})
+}
+
+// TestTaxAfter: the words after a price that say whether it includes tax.
+func TestTaxAfter(t *testing.T) {
+	checkWords(t, func(text string) uint8 { return taxAfter(text, Extract(text)[0].End) }, map[string]uint8{
+		"399 kr inkl. moms.":                        taxIncluded,
+		"399 kr inklusive moms":                     taxIncluded,
+		"399 kr med moms":                           taxIncluded,
+		"$20/month, tax included":                   taxIncluded,
+		"399 kr/month (VAT included)":               taxIncluded,
+		"399 kr including VAT":                      taxIncluded,
+		"399 kr exkl. moms.":                        taxExcluded,
+		"399 kr + moms":                             taxExcluded,
+		"$20/month plus tax":                        taxExcluded,
+		"$20/month plus sales tax":                  taxExcluded,
+		"399 kr exclusive of VAT":                   taxExcluded,
+		"399 kr, VAT not included":                  taxExcluded,
+		"399 kr, moms tillkommer":                   taxExcluded,
+		"500 kr ex. VAT, monthly fee 99 kr":         taxExcluded,
+		"399 kr":                                    0,
+		"399 kr. VAT is included.":                  0,
+		"399 kr with monthly billing and VAT":       0,
+		"399 kr and 20 kr VAT":                      0,
+		"399 kr, which is what the tax office says": 0,
+	})
+}
