@@ -91,6 +91,7 @@ func (d *DenseRetriever) Load(ctx context.Context, base *kb.Base) error {
 	dense, err := kb.NewDense(ctx, base, d.queries, kb.DenseOptions{
 		Documents:    docs,
 		Batch:        d.cfg.Batch,
+		Weight:       d.cfg.Weight,
 		QueryTimeout: d.cfg.Timeout,
 		Progress: func(done, total int) {
 			if now := time.Now(); done == total || now.Sub(last) >= progressEvery {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -159,10 +160,11 @@ func TestDenseRetrieverLoadAndCache(t *testing.T) {
 	if len(hits) == 0 || int(srv.requests.Load()) != batches+1 {
 		t.Fatalf("search: %v, %d requests", hitKeys(hits), srv.requests.Load())
 	}
-	// the fused hits are among the lexical and the dense pools
-	lex := base.Search(q, 20)
+	// a hit the lexical pool lacks scores at most the similarity
+	// ranking's first place: its weight over c + 1
+	lex := base.Search(q, 10)
 	for _, h := range hits {
-		if !strings.Contains(" "+hitKeys(lex)+" ", " "+hitKeys([]Hit{h})+" ") && h.Score > 1.0/61 {
+		if !strings.Contains(" "+hitKeys(lex)+" ", " "+hitKeys([]Hit{h})+" ") && h.Score > DefaultEmbeddingsWeight/11 {
 			t.Errorf("%s scores %v without a lexical rank", hitKeys([]Hit{h}), h.Score)
 		}
 	}
@@ -272,7 +274,8 @@ func TestEmbeddingsConfig(t *testing.T) {
 			t.Errorf("%s: %s, %v", c.url, got, err)
 		}
 	}
-	for _, bad := range []EmbeddingsConfig{{URL: "localhost:11434", Model: "m"}, {URL: "ftp://x/v1", Model: "m"}, {URL: "http://x/v1"}} {
+	for _, bad := range []EmbeddingsConfig{{URL: "localhost:11434", Model: "m"}, {URL: "ftp://x/v1", Model: "m"}, {URL: "http://x/v1"},
+		{URL: "http://x/v1", Model: "m", Weight: -1}, {URL: "http://x/v1", Model: "m", Weight: math.Inf(1)}, {URL: "http://x/v1", Model: "m", Weight: math.NaN()}} {
 		if _, err := NewDenseRetriever(bad, nil); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}

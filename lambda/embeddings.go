@@ -31,7 +31,7 @@ type EmbeddingsConfig struct {
 	// URL of the API ("http://localhost:11434/v1") or of its embeddings
 	// endpoint (".../v1/embeddings"). Required.
 	URL string
-	// Model name (required), e.g. "nomic-embed-text".
+	// Model name (required), e.g. "bge-m3".
 	Model  string
 	APIKey string // sent as a bearer token when set
 	// CacheDir holds the snippets' vectors by content hash, so that a
@@ -42,6 +42,9 @@ type EmbeddingsConfig struct {
 	Timeout time.Duration
 	// Batch is how many snippets one request embeds (default 64).
 	Batch int
+	// Weight is what the similarity ranking counts in the fusion with the
+	// lexical one, which counts 1 (0: DefaultEmbeddingsWeight).
+	Weight float64
 	// HTTPClient to use (default: one without a timeout of its own).
 	HTTPClient *http.Client
 }
@@ -69,6 +72,10 @@ func EmbeddingsKey(embeddingsURL, own, openAIKey, openAIBaseURL string) string {
 // DefaultEmbeddingsTimeout bounds embedding one message.
 const DefaultEmbeddingsTimeout = 2 * time.Second
 
+// DefaultEmbeddingsWeight is what the similarity ranking counts in the
+// fusion, the lexical ranking counting 1.
+const DefaultEmbeddingsWeight = kb.DefaultDenseWeight
+
 // endpoint returns the embeddings endpoint of cfg.URL.
 func (c EmbeddingsConfig) endpoint() (string, error) {
 	u, err := url.Parse(c.URL)
@@ -88,6 +95,9 @@ func (c EmbeddingsConfig) Validate() error {
 	}
 	if c.Model == "" {
 		return errors.New("embeddings: a model name is required")
+	}
+	if c.Weight < 0 || math.IsNaN(c.Weight) || math.IsInf(c.Weight, 0) {
+		return fmt.Errorf("embeddings: the weight must be a positive number, not %v", c.Weight)
 	}
 	return nil
 }

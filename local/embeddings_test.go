@@ -22,19 +22,23 @@ import (
 // dense retrieval is off by default.
 func TestEmbeddingsFlags(t *testing.T) {
 	def, err := parseConfig(nil, func(string) string { return "" }, io.Discard)
-	if err != nil || def.Embeddings != "" || def.EmbedTimeout != lambda.DefaultEmbeddingsTimeout {
+	if err != nil || def.Embeddings != "" || def.EmbedTimeout != lambda.DefaultEmbeddingsTimeout || def.EmbedWeight != lambda.DefaultEmbeddingsWeight {
 		t.Fatalf("defaults: %+v, %v", def, err)
 	}
 	env := map[string]string{"GROUNDWIRE_EMBEDDINGS": "http://localhost:11434/v1", "GROUNDWIRE_EMBEDDINGS_MODEL": "nomic-embed-text"}
-	cfg, err := parseConfig([]string{"-embeddings-timeout", "500ms", "-embeddings-cache", "/tmp/x"}, func(k string) string { return env[k] }, io.Discard)
+	cfg, err := parseConfig([]string{"-embeddings-timeout", "500ms", "-embeddings-cache", "/tmp/x", "-embeddings-weight", "0.5"}, func(k string) string { return env[k] }, io.Discard)
 	if err != nil || cfg.Embeddings != env["GROUNDWIRE_EMBEDDINGS"] || cfg.EmbedModel != "nomic-embed-text" ||
-		cfg.EmbedTimeout != 500*time.Millisecond || cfg.EmbedCache != "/tmp/x" {
+		cfg.EmbedTimeout != 500*time.Millisecond || cfg.EmbedCache != "/tmp/x" || cfg.EmbedWeight != 0.5 {
 		t.Errorf("%+v, %v", cfg, err)
 	}
 	for _, bad := range [][]string{
 		{"-embeddings", "http://localhost:11434/v1"}, // no model
 		{"-embeddings", "localhost:11434", "-embeddings-model", "m"},
 		{"-embeddings-timeout", "0"},
+		{"-embeddings-weight", "0"},
+		{"-embeddings-weight", "-1"},
+		{"-embeddings-weight", "NaN"},
+		{"-embeddings-weight", "+Inf"},
 	} {
 		if _, err := parseConfig(bad, func(string) string { return "" }, io.Discard); !errors.Is(err, errUsage) {
 			t.Errorf("%q: %v, want a usage error", bad, err)

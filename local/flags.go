@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ type config struct {
 	EmbedModel      string
 	EmbedCache      string // "" the user cache dir's groundwire/embeddings
 	EmbedTimeout    time.Duration
+	EmbedWeight     float64
 	TokenDelay      delayRange
 	Mode            lambda.Mode
 	Policy          guardrail.Policy
@@ -71,6 +73,7 @@ func defaultConfig() config {
 		Addr:            "localhost:8787",
 		Model:           "mock",
 		EmbedTimeout:    lambda.DefaultEmbeddingsTimeout,
+		EmbedWeight:     lambda.DefaultEmbeddingsWeight,
 		KBWatch:         2 * time.Second,
 		TokenDelay:      delayRange{20 * time.Millisecond, 80 * time.Millisecond},
 		Mode:            lambda.ModeHold,
@@ -130,9 +133,10 @@ var flagGroups = []struct {
 		{"kb-watch", "DURATION", "how often to look for changes in the -kb directory and reload it; 0 never"},
 		{"model", "NAME", "mock or openai (OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)"},
 		{"embeddings", "URL", "dense retrieval besides the lexical search: an OpenAI-compatible API (http://localhost:11434/v1 for Ollama) or its /embeddings endpoint; key in GROUNDWIRE_EMBEDDINGS_API_KEY (default OPENAI_API_KEY when the URL is OpenAI's or OPENAI_BASE_URL's host); off by default"},
-		{"embeddings-model", "NAME", "the embedding model (required with -embeddings), e.g. nomic-embed-text"},
+		{"embeddings-model", "NAME", "the embedding model (required with -embeddings), e.g. bge-m3 (multilingual)"},
 		{"embeddings-cache", "DIR", "where the snippets' vectors are kept between runs (default: the user cache directory's groundwire/embeddings)"},
 		{"embeddings-timeout", "DURATION", "bound of embedding one message; past it, or on any failure, the message is searched lexically"},
+		{"embeddings-weight", "W", "what the similarity ranking counts against the lexical ranking's 1 when the two are fused; raise it for a model that ranks your snippets well on its own"},
 		{"token-delay", "RANGE", "mock model's delay per token: a range (20ms-80ms), one duration, or 0"},
 		{"mode", "MODE", "hold (verify while streaming) or after (stream, then verify)"},
 		{"policy", "POLICY", "default (small counts in words that no source states or contradicts pass as unverified, numbers one shown operation over cited ones gives as derived) or strict (they block)"},
@@ -192,6 +196,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.StringVar(&cfg.EmbedModel, "embeddings-model", cfg.EmbedModel, "")
 	fs.StringVar(&cfg.EmbedCache, "embeddings-cache", cfg.EmbedCache, "")
 	fs.DurationVar(&cfg.EmbedTimeout, "embeddings-timeout", cfg.EmbedTimeout, "")
+	fs.Float64Var(&cfg.EmbedWeight, "embeddings-weight", cfg.EmbedWeight, "")
 	fs.Var(&cfg.TokenDelay, "token-delay", "")
 	fs.Var((*modeValue)(&cfg.Mode), "mode", "")
 	fs.Var((*policyValue)(&cfg.Policy), "policy", "")
@@ -306,6 +311,9 @@ func (c config) validate() error {
 	}
 	if c.EmbedTimeout <= 0 {
 		return bad("-embeddings-timeout must be positive")
+	}
+	if !(c.EmbedWeight > 0) || math.IsInf(c.EmbedWeight, 0) {
+		return bad("-embeddings-weight must be a positive number")
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return bad("%v", err)

@@ -93,6 +93,7 @@ func wireDense(d *deps, cfg config, log *slog.Logger, getenv func(string) string
 		APIKey:   lambda.EmbeddingsKey(cfg.Embeddings, getenv("GROUNDWIRE_EMBEDDINGS_API_KEY"), getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")),
 		CacheDir: cache,
 		Timeout:  cfg.EmbedTimeout,
+		Weight:   cfg.EmbedWeight,
 	}, log.With("component", "embeddings"))
 	if err != nil {
 		return fmt.Errorf("embeddings: %w", err)

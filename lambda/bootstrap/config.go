@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +25,8 @@ type config struct {
 	// GROUNDWIRE_EMBEDDINGS (an OpenAI-compatible API's URL),
 	// GROUNDWIRE_EMBEDDINGS_MODEL (required with it),
 	// GROUNDWIRE_EMBEDDINGS_CACHE (default /tmp/groundwire-embeddings),
-	// GROUNDWIRE_EMBEDDINGS_TIMEOUT (default 2s), the key from
+	// GROUNDWIRE_EMBEDDINGS_TIMEOUT (default 2s), GROUNDWIRE_EMBEDDINGS_WEIGHT
+	// (default lambda.DefaultEmbeddingsWeight), the key from
 	// GROUNDWIRE_EMBEDDINGS_API_KEY or OPENAI_API_KEY (lambda.EmbeddingsKey).
 	Embeddings          lambda.EmbeddingsConfig
 	TokenDelayMin       time.Duration // GROUNDWIRE_TOKEN_DELAY: "20ms-80ms" (default), "50ms", "0"
@@ -140,6 +142,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 				bad("GROUNDWIRE_EMBEDDINGS_TIMEOUT", t, "want a positive duration like 2s")
 			}
 			c.Embeddings.Timeout = d
+		}
+		if w := get("GROUNDWIRE_EMBEDDINGS_WEIGHT"); w != "" {
+			f, err := strconv.ParseFloat(w, 64)
+			if err != nil || !(f > 0) || math.IsInf(f, 0) {
+				bad("GROUNDWIRE_EMBEDDINGS_WEIGHT", w, "want a positive number like 0.33")
+			}
+			c.Embeddings.Weight = f
 		}
 	}
 	if v := get("GROUNDWIRE_TOKEN_DELAY"); v != "" {

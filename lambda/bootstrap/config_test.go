@@ -173,10 +173,15 @@ func TestEmbeddingsConfig(t *testing.T) {
 		t.Fatalf("no model: %v", err)
 	}
 	vars["GROUNDWIRE_EMBEDDINGS_MODEL"] = "text-embedding-3-small"
+	c, err = loadConfig(env(vars))
+	if err != nil || c.Embeddings.Weight != 0 {
+		t.Fatalf("the default weight (kb's): %+v, %v", c.Embeddings, err)
+	}
 	vars["GROUNDWIRE_EMBEDDINGS_TIMEOUT"] = "750ms"
+	vars["GROUNDWIRE_EMBEDDINGS_WEIGHT"] = "0.5"
 	c, err = loadConfig(env(vars))
 	if err != nil || c.Embeddings.Model != "text-embedding-3-small" || c.Embeddings.APIKey != "sk" ||
-		c.Embeddings.CacheDir != "/tmp/groundwire-embeddings" || c.Embeddings.Timeout != 750*time.Millisecond {
+		c.Embeddings.CacheDir != "/tmp/groundwire-embeddings" || c.Embeddings.Timeout != 750*time.Millisecond || c.Embeddings.Weight != 0.5 {
 		t.Fatalf("%+v, %v", c.Embeddings, err)
 	}
 	vars["GROUNDWIRE_EMBEDDINGS"] = "http://embeddings.internal:11434/v1"
@@ -187,5 +192,12 @@ func TestEmbeddingsConfig(t *testing.T) {
 	vars["GROUNDWIRE_EMBEDDINGS_TIMEOUT"] = "soon"
 	if _, err := loadConfig(env(vars)); err == nil || !strings.Contains(err.Error(), "GROUNDWIRE_EMBEDDINGS_TIMEOUT") {
 		t.Fatalf("bad timeout: %v", err)
+	}
+	vars["GROUNDWIRE_EMBEDDINGS_TIMEOUT"] = "1s"
+	for _, w := range []string{"0", "-1", "heavy", "NaN", "Inf"} {
+		vars["GROUNDWIRE_EMBEDDINGS_WEIGHT"] = w
+		if _, err := loadConfig(env(vars)); err == nil || !strings.Contains(err.Error(), "GROUNDWIRE_EMBEDDINGS_WEIGHT") {
+			t.Errorf("weight %q: %v", w, err)
+		}
 	}
 }
