@@ -1,6 +1,7 @@
 package guardrail
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -170,11 +171,22 @@ func (s *scanner) month(i int) (string, int, bool) {
 		return "", 0, false
 	}
 	// An abbreviation of up to four letters (a rune read as an ASCII
-	// letter, "İ" as "i", may be longer).
-	if n := e - i; (n <= 4 || n < 8 && utf8.RuneCountInString(s.t[i:e]) <= 4) && s.ascii(e) == '.' {
+	// letter, "İ" as "i", may be longer), not a whole name ("in June. 12
+	// of them").
+	if n := e - i; (n <= 4 || n < 8 && utf8.RuneCountInString(s.t[i:e]) <= 4) && s.ascii(e) == '.' && !fullMonth(s.t[i:e]) {
 		e++
 	}
 	return m, e, true
+}
+
+// fullMonth reports whether w is a whole month name of four letters or
+// fewer ("May", "juni"), which a full stop after ends a sentence.
+func fullMonth(w string) bool {
+	switch strings.ToLower(w) {
+	case "may", "maj", "june", "juni", "july", "juli", "mars":
+		return true
+	}
+	return false
 }
 
 var ofWord = newWordSet(map[string]string{"of": ""})
@@ -222,6 +234,8 @@ func (s *scanner) monthFirst(i int) (token, int, bool) {
 	end := d
 	if oe, ok := s.ordinalSuffix(d); ok {
 		end = oe
+	} else if c := s.ascii(d); (c == ',' || c == '.' || c == ':') && isDigit(s.at(d+1)) {
+		return token{}, 0, false // "June 1.5", "maj 1,000", "maj 14:30": no day
 	}
 	if isAlnum(s.at(end)) {
 		return token{}, 0, false

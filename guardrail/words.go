@@ -109,11 +109,14 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 			}
 			return j, false // prose
 		}
+		// A month name begins a date in lower case too: Swedish writes
+		// them so ("juni 2019"), and so does lower-cased text ("november
+		// 25, 1980"); "may" and "march" only capitalised (see month).
+		if m, next, ok := s.monthFirst(i); ok {
+			*t = m
+			return next, true
+		}
 		if unicode.IsUpper(s.at(i)) {
-			if m, next, ok := s.monthFirst(i); ok {
-				*t = m
-				return next, true
-			}
 			if w, e, ok := s.read(currencyCodes, i); ok && e == j {
 				if p, next, ok := s.prefixed(i, e, w.code); ok {
 					*t = p
