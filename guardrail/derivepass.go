@@ -45,6 +45,19 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 	if !known || to > read && !final {
 		return false
 	}
+	if k+1 < len(nvs) {
+		// The first end of a range, whose scale or unit is printed after
+		// the second ("$230–240 million"): grounded as what it states.
+		if n, ok := rangeStart(text, &nv.Number, &nvs[k+1].Number); ok {
+			was := nv.Number
+			nv.Number = n
+			if nv.check(d.sources, attrsOf(&n)); nv.State == Grounded {
+				return true
+			}
+			nv.Number = was
+			nv.check(d.sources, attrsOf(&was))
+		}
+	}
 	if from != d.from || to != d.to {
 		d.from, d.to, d.cues = from, to, cuesOf(text, from, to)
 	}

@@ -23,6 +23,9 @@ import (
 //     date of that month ("7 to 12 April" states April 7).
 //   - A period of several units states its length ("199 kr every two
 //     weeks" states two weeks; see periodLengths).
+//   - The first end of a range states the scale, unit or percent printed
+//     after the second ("3–4 miljoner kronor" states 3 miljoner kronor;
+//     see rangeStart).
 
 // generousNumbers returns what the snippet text, whose numbers are nums,
 // states read generously: the numbers of its text with the breaks that
@@ -32,7 +35,7 @@ func generousNumbers(text string, nums []Number) (more []Number, keys []string) 
 	if g, ok := generousText(text); ok {
 		more = Extract(g)
 	}
-	return periodLengths(more, nums), partOrdinals(text, nums)
+	return append(periodLengths(more, nums), rangeStarts(text, nums)...), partOrdinals(text, nums)
 }
 
 // generousText returns text with a space put between a word and the

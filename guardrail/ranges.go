@@ -1,0 +1,79 @@
+package guardrail
+
+// A range prints its scale, unit, percent or period once, after its second
+// end: "$230–240 million" is $230 million to $240 million, "5 to 6 million
+// euros" 5 million euros to 6 million, "10–15 percent" 10 % to 15 %. Its
+// first end, printed bare, states that quantity: in an answer it is
+// grounded as that quantity (see deriver.derive), and in a snippet it is
+// indexed as that quantity too (see generousNumbers). A range runs upwards,
+// so a first end above the second takes nothing ("from 500 to 6 million"
+// keeps 500).
+
+// rangeStart returns the quantity the first end a of a range a–b states
+// when it is printed with nothing after its digits and b with something:
+// a's text (with b's currency before the digits when a has none) and what
+// follows b's digits, read as one quantity, at a's place in text; or,
+// where a prints a scale word and no unit and b a scale word and a unit,
+// a's text and b's unit ("5 million to 6 million euros"). ok is false
+// where a and b are not both plain numbers, the text between them joins no
+// range (see rangeBetween), b prints nothing after its digits, or a's
+// value is above b's.
+func rangeStart(text string, a, b *Number) (n Number, ok bool) {
+	if !plain(a.Kind) || !plain(b.Kind) && b.Kind != KindPercent || a.Period != 0 || a.End > b.Start || b.End > len(text) ||
+		!rangeBetween(text[a.End:b.Start]) {
+		return Number{}, false
+	}
+	bt := text[b.Start:b.End]
+	i := 0 // b's digits are [i,j)
+	for i < len(bt) && !isDigit(rune(bt[i])) {
+		i++
+	}
+	j := i
+	for j < len(bt) && (isDigit(rune(bt[j])) || (bt[j] == '.' || bt[j] == ',' || bt[j] == ' ') && j+1 < len(bt) && isDigit(rune(bt[j+1]))) {
+		j++
+	}
+	if i == len(bt) || j == len(bt) {
+		return Number{}, false // nothing after b's digits
+	}
+	at, after := text[a.Start:a.End], bt[j:]
+	if !isDigit(rune(at[len(at)-1])) {
+		// a prints its scale but no unit, b both: a takes b's unit
+		// ("5 million and 6 million euros")
+		if a.Unit != 0 || !scaleWords.has([]byte(lowerString(lastWord(at+" ")))) {
+			return Number{}, false
+		}
+		w := firstWord(after)
+		if !scaleWords.has([]byte(lowerString(w))) || len(after) == 1+len(w) {
+			return Number{}, false
+		}
+		after = after[1+len(w):]
+	}
+	if i > 0 && isDigit(rune(at[0])) {
+		at = bt[:i] + at // "5–$6 million"
+	}
+	ns := Extract(at + after)
+	if len(ns) != 1 || ns[0].Start != 0 || ns[0].End != len(at)+len(after) || !plain(ns[0].Kind) && ns[0].Kind != KindPercent {
+		return Number{}, false
+	}
+	// Upwards: a's value scaled is at most b's.
+	x, ok1 := parseDec(trimSuffix(ns[0].Canonical, "%"))
+	y, ok2 := parseDec(trimSuffix(b.Canonical, "%"))
+	if !ok1 || !ok2 || x.cmp(y) > 0 {
+		return Number{}, false
+	}
+	n = ns[0]
+	n.Text, n.Start, n.End = a.Text, a.Start, a.End
+	return n, true
+}
+
+// rangeStarts returns the quantities the first ends of the ranges among
+// nums, the numbers of text in order, state (see rangeStart).
+func rangeStarts(text string, nums []Number) []Number {
+	var out []Number
+	for k := 0; k+1 < len(nums); k++ {
+		if n, ok := rangeStart(text, &nums[k], &nums[k+1]); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
