@@ -141,11 +141,24 @@ var scales = func() []scale {
 	return out
 }()
 
+// minor is the unit of the hundredths of each currency that has one here,
+// by the currency's code: cents of dollars and euros, pence of pounds.
+// (Kronor and öre are a family of convertSpec.)
+var minor = func() (m [256]uint8) {
+	m[usd], m[eur], m[gbp] = cent, cent, penny
+	return m
+}()
+
 // convertible reports whether a quantity in unit from can be written in
-// unit to (both codes, different), and their scales.
+// unit to (both codes, different), and their scales. An amount of a
+// currency converts to its hundredths ("$0.13" is 13 cents), but cents do
+// not convert back: they name no currency.
 func convertible(from, to uint8) (scale, scale, bool) {
 	if int(from) >= len(scales) || int(to) >= len(scales) || from == to {
 		return scale{}, scale{}, false
+	}
+	if minor[from] == to {
+		return scale{-1, dec{100, 0}}, scale{-1, one}, true
 	}
 	a, b := scales[from], scales[to]
 	return a, b, a.family != 0 && a.family == b.family

@@ -209,11 +209,18 @@ func (s *scanner) spacedPeriod(p int, unit uint8) (uint8, int) {
 	if !ok || w.code == 0 {
 		return 0, 0
 	}
+	if a, _ := s.wordAt(e); timeAgo[a] {
+		return 0, 0 // "$0.29 a year ago" is no price per year
+	}
 	if code := periodTimes(count, w.code); code != 0 {
 		return code, e
 	}
 	return 0, 0
 }
+
+// timeAgo are the words after "a year", "ett år" that make it a time
+// before or after, not a period: "$0.29 a year ago", "ett år tidigare".
+var timeAgo = wordList(`ago earlier later before after back sedan tidigare senare innan efter`)
 
 // The periods of a price per a count and a time: "99 kr per user per
 // month", "3 000 kr per person och månad", "149 kr a month per household"
