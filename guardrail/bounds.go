@@ -100,3 +100,86 @@ func boundWord(w string) uint8 {
 	}
 	return 0
 }
+
+// boundsAfter are the words after "or"/"eller" ("or" rows) or
+// "and"/"och" ("and" rows) that make the quantity before them a bound.
+var boundsAfter = map[string]uint8{
+	"or more": boundLower, "or older": boundLower, "or above": boundLower, "or over": boundLower,
+	"or higher": boundLower, "or greater": boundLower, "or longer": boundLower, "or larger": boundLower,
+	"or bigger": boundLower, "or later": boundLower, "or mer": boundLower, "or mera": boundLower,
+	"or fler": boundLower, "or äldre": boundLower, "or över": boundLower, "or högre": boundLower,
+	"or längre": boundLower, "or större": boundLower, "or senare": boundLower,
+	"or less": boundUpper, "or fewer": boundUpper, "or younger": boundUpper, "or below": boundUpper,
+	"or under": boundUpper, "or lower": boundUpper, "or shorter": boundUpper, "or smaller": boundUpper,
+	"or earlier": boundUpper, "or mindre": boundUpper, "or färre": boundUpper, "or yngre": boundUpper,
+	"or lägre": boundUpper, "or kortare": boundUpper, "or tidigare": boundUpper,
+	"and up": boundLower, "and above": boundLower, "and over": boundLower, "and older": boundLower,
+	"and upward": boundLower, "and upwards": boundLower, "and uppåt": boundLower, "and äldre": boundLower,
+	"and över": boundLower, "and mer": boundLower, "and fler": boundLower,
+	"and below": boundUpper, "and under": boundUpper, "and younger": boundUpper, "and nedåt": boundUpper,
+	"and yngre": boundUpper,
+}
+
+// boundAfter returns the bound the words right after end in text make of
+// the quantity that ends there: "+" or "-plus" right after it ("18+",
+// "20-plus"), or, after at most one word (what it counts: "3 devices or
+// more"), "or" or "eller" and a word of comparison ("65 or older", "3
+// enheter eller fler", "2 GB or less"), or "and" or "och" and a direction
+// ("500 kr and up", "65 and over", "och uppåt"); or 0. pending reports
+// that text ends before that can be told (a stream waits for more).
+func boundAfter(text string, end int) (b uint8, pending bool) {
+	rest := text[end:]
+	switch {
+	case rest == "" || rest == "-" || rest == "-p" || rest == "-pl" || rest == "-plu":
+		return 0, true
+	case rest[0] == '+':
+		if len(rest) == 1 {
+			return boundLower, true // "+5" would make a sum
+		}
+		if isDigit(rune(rest[1])) {
+			return 0, false
+		}
+		return boundLower, false
+	case hasPrefix(rest, "-plus"):
+		if len(rest) == 5 {
+			return boundLower, true
+		}
+		if !isLetterByte(rest[5]) {
+			return boundLower, false
+		}
+		return 0, false
+	}
+	// The words after it, one at a time: decided as soon as they tell.
+	var ws [3]string
+	i := end
+	for n := range ws {
+		if i >= len(text) {
+			return 0, true
+		}
+		if text[i] != ' ' {
+			return 0, false
+		}
+		j := i + 1
+		for j < len(text) && isLetterByte(text[j]) {
+			j++
+		}
+		if j == i+1 {
+			return 0, false
+		}
+		if j == len(text) {
+			return 0, true // the word may go on
+		}
+		ws[n] = lowerString(text[i+1 : j])
+		i = j
+		if n == 0 {
+			continue // a join, or what it counts ("3 devices or more")
+		}
+		switch ws[n-1] {
+		case "or", "eller":
+			return boundsAfter["or "+ws[n]], false
+		case "and", "och":
+			return boundsAfter["and "+ws[n]], false
+		}
+	}
+	return 0, false
+}

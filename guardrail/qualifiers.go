@@ -15,6 +15,9 @@ type qualifier struct{ bound, tax uint8 }
 // qualifierOf returns the qualifier of the quantity n of text.
 func qualifierOf(text string, n *Number) qualifier {
 	q := qualifier{boundBefore(text, n.Start), taxAfter(text, n.End)}
+	if q.bound == 0 {
+		q.bound, _ = boundAfter(text, n.End) // "65 or older", "20+"
+	}
 	if q.bound == boundOver {
 		q.bound = boundLower // "over 500 kr"
 		if f := scales[n.Unit].family; f == secondFamily || f == monthFamily {
@@ -142,4 +145,12 @@ func (s *Source) qualifierAt(k int) qualifier {
 		}
 	}
 	return qualifier{}
+}
+
+// qualifierPending reports whether more text after text could change the
+// qualifier of the quantity that ends at end: the words that may say its
+// tax or bound run to the end of text (a stream waits for them).
+func qualifierPending(text string, end int) bool {
+	_, pending := boundAfter(text, end)
+	return pending || taxPending(text, end)
 }

@@ -142,7 +142,7 @@ func (g *StreamGuard) settle(read int, final bool) int {
 		if nv.State == Grounded && qualifiedValue(g.sources, nv.Canonical) {
 			// Its tax is said after it ("399 kr exkl. moms"): it waits
 			// for the words that may say it (see qualifiers.go).
-			if !final && taxPending(g.f.src, nv.End) {
+			if !final && qualifierPending(g.f.src, nv.End) {
 				if g.blocked {
 					return -1
 				}
