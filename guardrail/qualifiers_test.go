@@ -78,24 +78,24 @@ func TestTaxAfter(t *testing.T) {
 func TestBoundAfter(t *testing.T) {
 	end := func(text string) int { return Extract(text)[0].End }
 	checkWords(t, func(text string) uint8 { b, _ := boundAfter(text, end(text)); return b }, map[string]uint8{
-		"aged 65 or older.":           boundLower,
-		"3 devices or more,":          boundLower,
-		"2 GB or less.":               boundUpper,
-		"3 or fewer devices":          boundUpper,
-		"3 enheter eller fler.":       boundLower,
-		"barn 12 år eller yngre.":     boundUpper,
-		"500 kr and up.":              boundLower,
-		"65 and over.":                boundLower,
-		"500 kr och uppåt.":           boundLower,
-		"ages 18+ only":               boundLower,
-		"20-plus contenders":          boundLower,
-		"5+3 is eight":                0,
-		"3 devices and more users":    0, // "and more" is no bound
-		"3 devices or a phone":        0,
-		"3 big devices or more":       0, // two words between
-		"399 kr or 4 788 kr a year.":  0,
-		"20-plush toys":               0,
-		"65 or so.":                   0,
+		"aged 65 or older.":          boundLower,
+		"3 devices or more,":         boundLower,
+		"2 GB or less.":              boundUpper,
+		"3 or fewer devices":         boundUpper,
+		"3 enheter eller fler.":      boundLower,
+		"barn 12 år eller yngre.":    boundUpper,
+		"500 kr and up.":             boundLower,
+		"65 and over.":               boundLower,
+		"500 kr och uppåt.":          boundLower,
+		"ages 18+ only":              boundLower,
+		"20-plus contenders":         boundLower,
+		"5+3 is eight":               0,
+		"3 devices and more users":   0, // "and more" is no bound
+		"3 devices or a phone":       0,
+		"3 big devices or more":      0, // two words between
+		"399 kr or 4 788 kr a year.": 0,
+		"20-plush toys":              0,
+		"65 or so.":                  0,
 	})
 	for _, text := range []string{"65", "65 or", "65 or old", "20-pl", "18+", "3 devices"} {
 		if _, pending := boundAfter(text, end(text)); !pending {
