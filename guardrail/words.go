@@ -126,15 +126,17 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 		}
 		if lang == 0 {
 			// An ordinal word (no Swedish number: TestOrdinalsAreNoNumbers)
-			// counts before a noun ("third place", "tredje kvartalet"), not
-			// as a marker of a list ("Third, …"); above twelfth also joined
-			// to it by a hyphen ("nineteenth-century"; "third-party",
+			// counts before a noun ("third place", "tredje kvartalet"), or
+			// in lower case where its clause ends ("finished fourth."),
+			// not as a marker of a list ("Third, …"); above twelfth also
+			// joined to it by a hyphen ("nineteenth-century"; "third-party",
 			// "second-hand" are idioms).
 			if w, e, ok := s.read(ordinalWords, i); ok && e == j {
 				v := w.value
 				o := s.ordinalToken(i, e, v)
 				sep := s.at(e)
-				if o.kind == kQuarter || (v > "2" || len(v) > 1) && (sep == ' ' || sep == '-' && (len(v) == 2 && v > "12" || len(v) > 2)) && isLetter(s.at(e+1)) {
+				if o.kind == kQuarter || (v > "2" || len(v) > 1) && ((sep == ' ' || sep == '-' && (len(v) == 2 && v > "12" || len(v) > 2)) && isLetter(s.at(e+1)) ||
+					clauseEnd(sep) && !unicode.IsUpper(s.at(i))) {
 					*t = o
 					return o.end, true
 				}
@@ -419,4 +421,14 @@ func yearOrDecade(y string) bool {
 		}
 	}
 	return n == 2 && n < len(y) || n == 4 && (y[0] == '1' || y[0] == '2')
+}
+
+// clauseEnd reports whether c, the rune after a word, ends its clause or
+// the text.
+func clauseEnd(c rune) bool {
+	switch c {
+	case '.', ',', ';', ':', '!', '?', ')', eof:
+		return true
+	}
+	return false
 }
