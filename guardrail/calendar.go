@@ -1,7 +1,6 @@
 package guardrail
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -182,7 +181,7 @@ func (s *scanner) month(i int) (string, int, bool) {
 // fullMonth reports whether w is a whole month name of four letters or
 // fewer ("May", "juni"), which a full stop after ends a sentence.
 func fullMonth(w string) bool {
-	switch strings.ToLower(w) {
+	switch lowerString(w) {
 	case "may", "maj", "june", "juni", "july", "juli", "mars":
 		return true
 	}
