@@ -49,13 +49,12 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 		// The first end of a range, whose scale or unit is printed after
 		// the second ("$230–240 million"): grounded as what it states.
 		if n, ok := rangeStart(text, &nv.Number, &nvs[k+1].Number); ok {
-			was := nv.Number
+			was := *nv
 			nv.Number = n
-			if nv.check(d.sources, attrsOf(&n)); nv.State == Grounded {
+			if nv.check(d.sources, attrsOf(&n)); nv.State == Grounded && checkQualifiers(text, nvs[k:k+1], d.sources) {
 				return true
 			}
-			nv.Number = was
-			nv.check(d.sources, attrsOf(&was))
+			*nv = was
 		}
 	}
 	if from != d.from || to != d.to {
