@@ -6,8 +6,9 @@ package guardrail
 // first end, printed bare, states that quantity: in an answer it is
 // grounded as that quantity (see deriver.derive), and in a snippet it is
 // indexed as that quantity too (see generousNumbers). A range runs upwards,
-// so a first end above the second takes nothing ("from 500 to 6 million"
-// keeps 500).
+// so a first end above the second takes no scale ("from 500 to 6 million"
+// keeps 500); a unit alone it takes in any order ("kept for 12 and 6
+// months": 12 months).
 
 // rangeStart returns the quantity the first end a of a range a–b states
 // when it is printed with nothing after its digits and b with something:
@@ -16,8 +17,9 @@ package guardrail
 // where a prints a scale word and no unit and b a scale word and a unit,
 // a's text and b's unit ("5 million to 6 million euros"). ok is false
 // where a and b are not both plain numbers, the text between them joins no
-// range (see rangeBetween), b prints nothing after its digits, or a's
-// value is above b's.
+// range (see rangeBetween), b prints nothing after its digits, or b's
+// scale would take a's value above b's (a unit alone is shared in any
+// order: "12 and 6 months").
 func rangeStart(text string, a, b *Number) (n Number, ok bool) {
 	if !plain(a.Kind) || !plain(b.Kind) && b.Kind != KindPercent || a.Period != 0 || a.End > b.Start || b.End > len(text) ||
 		!rangeBetween(text[a.End:b.Start]) {
@@ -55,11 +57,14 @@ func rangeStart(text string, a, b *Number) (n Number, ok bool) {
 	if len(ns) != 1 || ns[0].Start != 0 || ns[0].End != len(at)+len(after) || !plain(ns[0].Kind) && ns[0].Kind != KindPercent {
 		return Number{}, false
 	}
-	// Upwards: a's value scaled is at most b's.
-	x, ok1 := parseDec(trimSuffix(ns[0].Canonical, "%"))
-	y, ok2 := parseDec(trimSuffix(b.Canonical, "%"))
-	if !ok1 || !ok2 || x.cmp(y) > 0 {
-		return Number{}, false
+	// A scale is shared upwards only: a's value scaled is at most b's. A
+	// unit alone is shared either way ("12 and 6 months").
+	if ns[0].Canonical != a.Canonical && trimSuffix(ns[0].Canonical, "%") != a.Canonical {
+		x, ok1 := parseDec(trimSuffix(ns[0].Canonical, "%"))
+		y, ok2 := parseDec(trimSuffix(b.Canonical, "%"))
+		if !ok1 || !ok2 || x.cmp(y) > 0 {
+			return Number{}, false
+		}
 	}
 	n = ns[0]
 	n.Text, n.Start, n.End = a.Text, a.Start, a.End
