@@ -17,6 +17,9 @@ import (
 // quantity reads what follows a plain number (integer, decimal, grouped,
 // ambiguous): a percent sign or word, a scale, a unit, a period.
 func (s *scanner) quantity(t *token, prefixUnit uint8) {
+	if prefixUnit == 0 && s.hour(t) {
+		return // "6 pm", "kl. 8" (see hours.go)
+	}
 	s.quantityOf(t, prefixUnit)
 	if t.period == 0 && t.unit-1 < lastCurrency {
 		// A price with no period of its own: one its sentence names.

@@ -2,7 +2,8 @@ package guardrail
 
 // A range prints its scale, unit, percent or period once, after its second
 // end: "$230–240 million" is $230 million to $240 million, "5 to 6 million
-// euros" 5 million euros to 6 million, "10–15 percent" 10 % to 15 %. Its
+// euros" 5 million euros to 6 million, "10–15 percent" 10 % to 15 %, "8
+// to 10 a.m." 8 a.m. to 10 a.m. Its
 // first end, printed bare, states that quantity: in an answer it is
 // grounded as that quantity (see deriver.derive), and in a snippet it is
 // indexed as that quantity too (see generousNumbers). A range runs upwards,
@@ -21,7 +22,7 @@ package guardrail
 // scale would take a's value above b's (a unit alone is shared in any
 // order: "12 and 6 months").
 func rangeStart(text string, a, b *Number) (n Number, ok bool) {
-	if !plain(a.Kind) || !plain(b.Kind) && b.Kind != KindPercent || a.Period != 0 || a.End > b.Start || b.End > len(text) ||
+	if !plain(a.Kind) || !plain(b.Kind) && b.Kind != KindPercent && b.Kind != KindTime || a.Period != 0 || a.End > b.Start || b.End > len(text) ||
 		!rangeBetween(text[a.End:b.Start]) {
 		return Number{}, false
 	}
@@ -54,8 +55,17 @@ func rangeStart(text string, a, b *Number) (n Number, ok bool) {
 		at = bt[:i] + at // "5–$6 million"
 	}
 	ns := Extract(at + after)
-	if len(ns) != 1 || ns[0].Start != 0 || ns[0].End != len(at)+len(after) || !plain(ns[0].Kind) && ns[0].Kind != KindPercent {
+	if len(ns) != 1 || ns[0].Start != 0 || ns[0].End != len(at)+len(after) || !plain(ns[0].Kind) && ns[0].Kind != KindPercent && ns[0].Kind != KindTime {
 		return Number{}, false
+	}
+	if ns[0].Kind == KindTime || b.Kind == KindTime {
+		// "8 to 10 a.m.": both times, the first the earlier
+		if ns[0].Kind != b.Kind || ns[0].Canonical > b.Canonical {
+			return Number{}, false
+		}
+		n = ns[0]
+		n.Text, n.Start, n.End = a.Text, a.Start, a.End
+		return n, true
 	}
 	// A scale is shared upwards only: a's value scaled is at most b's. A
 	// unit alone is shared either way ("12 and 6 months").
