@@ -86,19 +86,22 @@ func headerQualifier(h string) qualifier {
 
 // checkQualifiers makes ungrounded each grounded number of nvs, numbers
 // of text, whose qualifier every snippet quantity of its value and attrs
-// contradicts (see above), and reports whether it made none.
+// contradicts (see above), and reports whether it made none. A price of a
+// snippet that says nothing of its tax takes what a cited snippet says of
+// all prices' ("All prices include VAT"; see pricesTax).
 func checkQualifiers(text string, nvs []NumberVerdict, sources []*Source) bool {
 	qualified := false
 	for _, src := range sources {
-		qualified = qualified || len(src.qualified) > 0
+		qualified = qualified || len(src.qualified) > 0 || src.allTax != 0
 	}
 	if !qualified {
 		return true
 	}
+	all := pricesTaxOf(sources)
 	ok := true
 	for k := range nvs {
 		nv := &nvs[k]
-		if nv.State != Grounded || !qualifiedValue(sources, nv.Canonical) {
+		if nv.State != Grounded || !qualifiedValue(sources, nv.Canonical) && (all == 0 || !nv.Unit.Currency()) {
 			continue
 		}
 		q := qualifierOf(text, &nv.Number)
@@ -113,7 +116,11 @@ func checkQualifiers(text string, nvs []NumberVerdict, sources []*Source) bool {
 					continue
 				}
 				found = true
-				agrees = agrees || src.qualifierAt(m).agrees(q)
+				sq := src.qualifierAt(m)
+				if sq.tax == 0 && n.Unit.Currency() {
+					sq.tax = all // "All prices include VAT"
+				}
+				agrees = agrees || sq.agrees(q)
 			}
 		}
 		if found && !agrees {
@@ -153,4 +160,26 @@ func (s *Source) qualifierAt(k int) qualifier {
 func qualifierPending(text string, end int) bool {
 	_, pending := boundAfter(text, end)
 	return pending || taxPending(text, end)
+}
+
+// pricesTaxOf returns what the sources say of all prices' tax (see
+// pricesTax), or 0 when none says or they disagree.
+func pricesTaxOf(sources []*Source) uint8 {
+	var out uint8
+	for _, src := range sources {
+		if t := src.allTax; t != 0 {
+			if out != 0 && out != t {
+				return 0
+			}
+			out = t
+		}
+	}
+	return out
+}
+
+// taxedValue reports whether a stream must wait for the words after a
+// grounded number of unit u and value c before it is settled: a snippet
+// prints c with a qualifier, or says all prices' tax and u is a currency.
+func taxedValue(sources []*Source, c string, u Unit) bool {
+	return qualifiedValue(sources, c) || u.Currency() && pricesTaxOf(sources) != 0
 }

@@ -108,3 +108,22 @@ func TestBoundAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestPricesTax: the sentences that say all prices include or exclude tax.
+func TestPricesTax(t *testing.T) {
+	checkWords(t, pricesTax, map[string]uint8{
+		"All prices are in Swedish kronor (SEK) and include 25 % VAT.": taxIncluded,
+		"Alla priser är i svenska kronor och inklusive 25 % moms.":     taxIncluded,
+		"Prices include VAT.":                                             taxIncluded,
+		"Priserna är exklusive moms.":                                     taxExcluded,
+		"Premium: 399 kr/month. All our prices exclude VAT.":              taxExcluded,
+		"Alla priser: moms tillkommer.":                                   taxExcluded,
+		"Prices for companies are quoted excluding VAT.":                  0,
+		"Business prices exclude VAT.":                                    0,
+		"Prices include VAT for consumers and exclude VAT for companies.": 0,
+		"All prices include VAT. Prices exclude VAT.":                     0,
+		"All prices are in Swedish kronor.":                               0,
+		"VAT is included in the Premium price.":                           0,
+		"":                                                                0,
+	})
+}

@@ -139,7 +139,7 @@ func (g *StreamGuard) quickVerdicts() {
 func (g *StreamGuard) settle(read int, final bool) int {
 	for ; g.settled < len(g.numbers); g.settled++ {
 		nv := &g.numbers[g.settled]
-		if nv.State == Grounded && qualifiedValue(g.sources, nv.Canonical) {
+		if nv.State == Grounded && taxedValue(g.sources, nv.Canonical, nv.Unit) {
 			// Its tax is said after it ("399 kr exkl. moms"): it waits
 			// for the words that may say it (see qualifiers.go).
 			if !final && qualifierPending(g.f.src, nv.End) {

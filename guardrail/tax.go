@@ -132,3 +132,114 @@ func taxAbbreviation(w string) bool {
 	v := taxWords.value(lowerInto(buf[:0], w))
 	return v == "in" || v == "ex"
 }
+
+// pricesWords are the words that make a sentence speak of all prices ("All
+// prices include VAT", "Alla priser är inklusive moms", "Prices exclude
+// VAT"), with the words that include or exclude a tax there.
+var pricesWords = newWordSet(table(`
+	all = all alla
+	prices = prices priser priserna
+	in = include includes including incl incl. inclusive inkl inkl. inklusive included ingår
+	ex = exclude excludes excluding excl excl. exclusive exkl exkl. exklusive excluded tillkommer`))
+
+// pricesTax returns what a sentence of text that speaks of all prices says
+// of their tax (taxIncluded or taxExcluded): a sentence that holds a word
+// for the tax (VAT, moms, tax), a word that includes or one that excludes
+// it, and either "all prices" ("alla priser") or, as its first words,
+// "prices" ("priser", "priserna") and a verb ("Prices include", "Priserna
+// är"; not "Prices for companies"). A sentence that says both, or
+// sentences that disagree, say nothing. It reads only texts that name a
+// tax.
+func pricesTax(text string) uint8 {
+	if !mentionsTax(text) {
+		return 0 // most texts: one pass over their words' first letters
+	}
+	var out uint8
+	for from := 0; from < len(text); {
+		to := from
+		for to < len(text) && text[to] != '\n' && !((text[to] == '.' || text[to] == '!' || text[to] == '?') && (to+1 == len(text) || text[to+1] == ' ' || text[to+1] == '\n')) {
+			to++
+		}
+		if t := sentenceTax(text[from:to]); t != 0 {
+			if out != 0 && out != t {
+				return 0
+			}
+			out = t
+		}
+		from = to + 1
+	}
+	return out
+}
+
+// sentenceTax is pricesTax for one sentence.
+func sentenceTax(s string) uint8 {
+	var tax, all, prices, lead bool // lead: "prices" began the sentence, the next word is to tell
+	var in, ex bool
+	n := 0
+	for i := 0; i < len(s); {
+		if !isLetterByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isLetterByte(s[j]) {
+			j++
+		}
+		if j < len(s) && s[j] == '.' && j-i <= 4 {
+			j++ // "incl.", "exkl."
+		}
+		w := s[i:j]
+		if lead {
+			// "Prices include VAT", "Priserna är inklusive moms"; not
+			// "Prices for companies …", which speaks of some
+			var buf [24]byte
+			v := ""
+			if len(w) <= 12 {
+				v = pricesWords.value(lowerInto(buf[:0], w))
+			}
+			lw := lowerString(w)
+			prices, lead = v == "in" || v == "ex" || lw == "are" || lw == "är" || lw == "is", false
+		}
+		if taxNoun(trimSuffix(w, ".")) {
+			tax = true
+		} else if len(w) <= 12 {
+			var buf [24]byte
+			switch pricesWords.value(lowerInto(buf[:0], w)) {
+			case "all":
+				all = true
+			case "prices":
+				prices = prices || all
+				lead = !prices && n == 0
+			case "in":
+				in = true
+			case "ex":
+				ex = true
+			}
+		}
+		n++
+		i = j
+	}
+	switch {
+	case !tax || !prices || in == ex:
+		return 0
+	case in:
+		return taxIncluded
+	}
+	return taxExcluded
+}
+
+// mentionsTax reports whether text holds a word for a tax (see taxNoun).
+func mentionsTax(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if c := text[i] | 0x20; (c == 'v' || c == 'm' || c == 't') && (i == 0 || !isLetterByte(text[i-1])) {
+			j := i
+			for j < len(text) && isLetterByte(text[j]) {
+				j++
+			}
+			if taxNoun(text[i:j]) {
+				return true
+			}
+		}
+	}
+	return false
+}
