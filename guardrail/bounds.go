@@ -10,17 +10,20 @@ package guardrail
 // than 6", "over", "above", "mer än", "fler än", "över" lower ("over"
 // and "över" not before a length of time: "over 7 days" is during them),
 // "less than", "fewer than", "below", "mindre än", "färre än" upper
-// (after it, "150 kr more than Basic" is a difference). Not "from" ("from
-// 49 kr" may start a range), nor "under", which is also Swedish for
-// "during".
+// (after it, "150 kr more than Basic" is a difference); "under" is an
+// upper bound but before a length of time, where it is also Swedish for
+// "during" ("under 30 dagar"). Not "from" ("from 49 kr" may start a
+// range).
 
 // Bound kinds. boundOver is "over" or "över", a lower bound but before a
-// length of time, where it says during ("retried 3 times over 7 days"):
-// see qualifierOf.
+// length of time, where it says during ("retried 3 times over 7 days");
+// boundUnder is "under", an upper bound but before a length of time, where
+// it is Swedish for during ("under 30 dagar"): see qualifierOf.
 const (
 	boundUpper uint8 = 1 + iota
 	boundLower
 	boundOver
+	boundUnder
 )
 
 // boundBefore returns the bound the words right before start in text make
@@ -38,6 +41,8 @@ func boundBefore(text string, start int) uint8 {
 		return boundLower
 	case "over", "över":
 		return boundOver
+	case "under":
+		return boundUnder
 	case "below":
 		return boundUpper
 	case "to", "till", "most", "mest", "least", "of", "than", "än":

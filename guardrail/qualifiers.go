@@ -18,10 +18,13 @@ func qualifierOf(text string, n *Number) qualifier {
 	if q.bound == 0 {
 		q.bound, _ = boundAfter(text, n.End) // "65 or older", "20+"
 	}
-	if q.bound == boundOver {
-		q.bound = boundLower // "over 500 kr"
+	if q.bound == boundOver || q.bound == boundUnder {
 		if f := scales[n.Unit].family; f == secondFamily || f == monthFamily {
-			q.bound = 0 // "over 7 days": during them
+			q.bound = 0 // "over 7 days", "under 30 dagar": during them
+		} else if q.bound == boundOver {
+			q.bound = boundLower // "over 500 kr"
+		} else {
+			q.bound = boundUpper // "under 500 kr"
 		}
 	}
 	return q

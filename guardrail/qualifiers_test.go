@@ -44,7 +44,7 @@ func TestBoundBefore(t *testing.T) {
 		"6":                      0,
 		"within 6":               0,
 		"cost 50 kr less than 6": boundUpper,
-		"under 6":                0,
+		"under 6":                boundUnder,
 	})
 }
 
