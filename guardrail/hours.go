@@ -14,8 +14,8 @@ func (s *scanner) hour(t *token) bool {
 	var w string // the hour in digits
 	switch t.kind {
 	case kInteger, kDecimal:
-		if t.end-t.start > 5 {
-			return false
+		if n := t.end - t.start; n > 5 || n > 2 && t.kind == kInteger {
+			return false // no hour: most numbers
 		}
 		w = s.t[t.start:t.end]
 	case kWords: // "six pm", "klockan sex"
@@ -110,6 +110,17 @@ func (s *scanner) meridiem(i int) (pm bool, end int, ok bool) {
 // a word that makes it a time ("kl. ", "klockan "), or in such a time and
 // a word or dash that joins the ends of a range ("kl. 8–", "kl. 02 och ").
 func afterClockWord(before string) bool {
+	// "kl" within the 24 bytes before, or no such word: most numbers
+	near := false
+	for i := len(before) - 1; i > 0 && i >= len(before)-24; i-- {
+		if before[i]|0x20 == 'l' && before[i-1]|0x20 == 'k' {
+			near = true
+			break
+		}
+	}
+	if !near {
+		return false
+	}
 	if w := lowerString(lastWord(before)); w == "kl" || w == "klockan" {
 		return true
 	}

@@ -95,21 +95,38 @@ func headerQualifier(h string) qualifier {
 func checkQualifiers(text string, nvs []NumberVerdict, sources []*Source) bool {
 	qualified := false
 	for _, src := range sources {
-		qualified = qualified || len(src.qualified) > 0 || src.allTax != 0
+		qualified = qualified || len(src.qualified) > 0
 	}
-	if !qualified {
-		return true
-	}
-	all := pricesTaxOf(sources)
+	var all uint8 // what the sources say of all prices' tax, once asked
+	allRead := false
 	ok := true
 	for k := range nvs {
 		nv := &nvs[k]
-		if nv.State != Grounded || !qualifiedValue(sources, nv.Canonical) && (all == 0 || !nv.Unit.Currency()) {
+		if nv.State != Grounded {
 			continue
 		}
-		q := qualifierOf(text, &nv.Number)
+		var q qualifier
+		switch {
+		case qualified && qualifiedValue(sources, nv.Canonical):
+			q = qualifierOf(text, &nv.Number)
+		case nv.Unit.Currency():
+			// A price that says its tax, against a snippet that says
+			// all prices' ("All prices include VAT"): read only then.
+			if q.tax = taxAfter(text, nv.End); q.tax == 0 {
+				continue
+			}
+			if !allRead {
+				all, allRead = pricesTaxOf(sources), true
+			}
+			if all == 0 {
+				continue
+			}
+		}
 		if q == (qualifier{}) {
 			continue
+		}
+		if !allRead && nv.Unit.Currency() {
+			all, allRead = pricesTaxOf(sources), true
 		}
 		want, found, agrees := attrsOf(&nv.Number), false, false
 		for _, src := range sources {
@@ -170,7 +187,7 @@ func qualifierPending(text string, end int) bool {
 func pricesTaxOf(sources []*Source) uint8 {
 	var out uint8
 	for _, src := range sources {
-		if t := src.allTax; t != 0 {
+		if t := src.pricesTax(); t != 0 {
 			if out != 0 && out != t {
 				return 0
 			}
@@ -185,4 +202,15 @@ func pricesTaxOf(sources []*Source) uint8 {
 // prints c with a qualifier, or says all prices' tax and u is a currency.
 func taxedValue(sources []*Source, c string, u Unit) bool {
 	return qualifiedValue(sources, c) || u.Currency() && pricesTaxOf(sources) != 0
+}
+
+// pricesTax returns what a sentence of the snippet says of all prices' tax
+// (see the function pricesTax), read when first asked for.
+func (s *Source) pricesTax() uint8 {
+	v := s.allTax.Load()
+	if v == 0 {
+		v = uint32(pricesTax(s.Text)) + 1
+		s.allTax.Store(v)
+	}
+	return uint8(v - 1)
 }

@@ -116,7 +116,7 @@ type Source struct {
 	keys      []quickSlot               // the slots in quick, for quickTable to merge
 	ops       atomic.Pointer[[]operand] // the operands of derived numbers: made when first asked for (see operands)
 	qualified []qualifiedNumber         // the numbers printed with a qualifier ("up to 6", "exkl. moms"; see checkQualifiers)
-	allTax    uint8                     // what a sentence of it says of all prices' tax ("All prices include VAT"; see pricesTax)
+	allTax    atomic.Uint32             // 1 + what a sentence of it says of all prices' tax ("All prices include VAT"; see pricesTax), 0 until first asked for
 }
 
 // NewSource extracts the quantities of a snippet and indexes them by value.
@@ -132,7 +132,7 @@ func NewSource(text string) *Source {
 	sc := scanText(text)
 	nums := sc.numbers(text)
 	cells, quals := bindCells(text, nums, sc.toks)
-	s := &Source{Text: text, Numbers: nums, qualified: qualifiedNumbers(text, nums, quals), allTax: pricesTax(text)}
+	s := &Source{Text: text, Numbers: nums, qualified: qualifiedNumbers(text, nums, quals)}
 	more, ords := generousNumbers(text, nums)
 	keys := len(ords) + len(cells) // (a cell may add its percentage)
 	for _, ns := range [2][]Number{nums, more} {
