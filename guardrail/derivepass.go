@@ -57,6 +57,11 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 			*nv = was
 		}
 	}
+	if f, src, ok := shownFactor(text, nvs, k, from, to, d.sources); ok {
+		// "12 × 399 kr = 4 788 kr a year": 12 months in a year
+		nv.State, nv.Derivation, nv.Citation = Derived, &Derivation{Formula: f, Operands: []int{int(src)}}, src
+		return true
+	}
 	if from != d.from || to != d.to {
 		d.from, d.to, d.cues = from, to, cuesOf(text, from, to)
 	}

@@ -1,0 +1,93 @@
+package guardrail
+
+// A shown step of arithmetic prints its factor: "12 × 399 kr = 4 788 kr a
+// year", "4 788 kr ÷ 12 = 399 kr a month". The result is derived (see
+// derive.go); the factor, a whole number no snippet states, is derived too
+// when it is the number of one period in the other: of the operand's
+// period (as printed, or as the snippet that grounds the operand prints
+// it: "399 kr/month") in the result's ("a year"), the result printed after
+// "=" in the same sentence. Any other factor ("10 × 399 kr = 3 990 kr a
+// year") stays ungrounded.
+
+// factorOps are the signs of a shown multiplication or division, and
+// whether they divide.
+var factorOps = map[string]bool{"×": false, "x": false, "X": false, "*": false, "·": false, "÷": true, "/": true}
+
+// shownFactor returns the formula of nvs[k], a number of text whose
+// sentence is [from,to), when it is the factor of a shown step (see
+// above), and the index of the source that grounds its operand.
+func shownFactor(text string, nvs []NumberVerdict, k, from, to int, sources []*Source) (string, int32, bool) {
+	nv := &nvs[k]
+	if nv.Kind != KindInteger || nv.Unit != 0 || nv.Period != 0 || len(nv.Canonical) > 4 {
+		return "", 0, false
+	}
+	// The operand: the number the sign joins to it, on either side.
+	o, divide := -1, false
+	if k+1 < len(nvs) && nvs[k+1].Start < to {
+		if d, ok := factorOps[trimSpaces(text[nv.End:nvs[k+1].Start])]; ok && !d {
+			o = k + 1 // "12 × 399 kr"
+		}
+	}
+	if o < 0 && k > 0 && nvs[k-1].Start >= from {
+		if d, ok := factorOps[trimSpaces(text[nvs[k-1].End:nv.Start])]; ok {
+			o, divide = k-1, d // "399 kr × 12", "4 788 kr ÷ 12"
+		}
+	}
+	if o < 0 || nvs[o].State != Grounded {
+		return "", 0, false
+	}
+	op := &nvs[o]
+	// The result: the number after "=" that follows the step.
+	last := max(k, o)
+	r := last + 1
+	if r >= len(nvs) || nvs[r].Start >= to {
+		return "", 0, false
+	}
+	if between := trimSpaces(text[nvs[last].End:nvs[r].Start]); between != "=" && between != "≈" {
+		return "", 0, false
+	}
+	rp := uint8(nvs[r].Period)
+	p := uint8(op.Period)
+	if p == 0 && op.Citation >= 0 && int(op.Citation) < len(sources) && sources[op.Citation] != nil {
+		// the operand's period as the snippet that grounds it prints it
+		for _, n := range sources[op.Citation].Numbers {
+			if n.Canonical == op.Canonical && n.Period != 0 && (op.Unit == 0 || n.Unit == op.Unit) {
+				p = uint8(n.Period)
+				break
+			}
+		}
+	}
+	if p == 0 || rp == 0 {
+		return "", 0, false
+	}
+	a, b, ok := convertible(p, rp)
+	if !ok {
+		return "", 0, false
+	}
+	// × from the shorter period to the longer, ÷ the other way
+	long, short := b.size, a.size
+	if divide {
+		long, short = a.size, b.size
+	}
+	f, ok := quo(long, short)
+	v, ok2 := parseDec(nv.Canonical)
+	if !ok || !ok2 || f.cmp(v) != 0 {
+		return "", 0, false
+	}
+	lp, sp := names[rp], names[p]
+	if divide {
+		lp, sp = sp, lp
+	}
+	return "1 " + lp + " = " + nv.Text + " " + sp + "s", op.Citation, true
+}
+
+// trimSpaces returns s without the spaces around it.
+func trimSpaces(s string) string {
+	for len(s) > 0 && s[0] == ' ' {
+		s = s[1:]
+	}
+	for len(s) > 0 && s[len(s)-1] == ' ' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
