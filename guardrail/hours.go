@@ -2,11 +2,12 @@ package guardrail
 
 // Hours: a time of day written as an hour, not as H:MM. Before "am", "pm",
 // "a.m." or "p.m." an hour from 1 to 12, in digits or words, is that time
-// ("6 pm" and "six pm" are 18:00, "12 am" 00:00); after "kl.", "kl" or "klockan" an hour from 0 to 24,
-// alone or with its minutes after a dot, is that time ("kl. 8" is 08:00,
-// "kl. 21.00" 21:00), and so is the second end of a range whose first end
-// is one ("kl. 8–17", "mellan kl. 02 och 05"). Each is checked as the
-// time it is, against a snippet's "18:00" or "6 pm" alike.
+// ("6 pm" and "six pm" are 18:00, "12 am" 00:00); after "kl.", "kl" or
+// "klockan" an hour from 0 to 24, alone or with its minutes after a dot,
+// is that time ("kl. 8" is 08:00, "kl. 21.00" 21:00), and so is the second
+// end of a range whose first end is one ("kl. 8–17", "mellan kl. 02 och
+// 05"). Each is checked as the time it is, against a snippet's "18:00" or
+// "6 pm" alike.
 
 // hour makes t, a number just read, the time it is where it is an hour
 // (see above), and reports whether it did.
