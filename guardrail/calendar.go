@@ -367,6 +367,7 @@ func (s *scanner) clock(t *token, i, k int) bool {
 			}
 			if k+3 <= s.inPlace {
 				t.set(i, k+3, ref{int32(i), 5}, kTime) // as written, as intern would find
+				s.clockMeridiem(t, hour, int(m1)*10+int(m2))
 				return true
 			}
 		}
@@ -400,7 +401,27 @@ func (s *scanner) clock(t *token, i, k int) bool {
 		canon = s.intern(b, i)
 	}
 	t.set(i, end, canon, kTime)
+	if end == m {
+		s.clockMeridiem(t, hour, minute)
+	}
 	return true
+}
+
+// clockMeridiem makes t, a time h:m just read, the afternoon's or the
+// night's where "pm" or "am" follows an hour from 1 to 12 ("1:30 pm" is
+// 13:30, "12:30 a.m." 00:30; "17:45 pm" stays 17:45).
+func (s *scanner) clockMeridiem(t *token, h, m int) {
+	if h < 1 || h > 12 {
+		return
+	}
+	if pm, end, ok := s.meridiem(t.end); ok {
+		h %= 12
+		if pm {
+			h += 12
+		}
+		s.setTime(t, t.end, h, m)
+		t.end = end
+	}
 }
 
 func pad2(n int) string {
