@@ -80,14 +80,3 @@ func shownFactor(text string, nvs []NumberVerdict, k, from, to int, sources []*S
 	}
 	return "1 " + lp + " = " + nv.Text + " " + sp + "s", op.Citation, true
 }
-
-// trimSpaces returns s without the spaces around it.
-func trimSpaces(s string) string {
-	for len(s) > 0 && s[0] == ' ' {
-		s = s[1:]
-	}
-	for len(s) > 0 && s[len(s)-1] == ' ' {
-		s = s[:len(s)-1]
-	}
-	return s
-}

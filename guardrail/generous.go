@@ -186,12 +186,6 @@ func firstWord(text string) string {
 // joins them as a range: a dash or a range word ("to", "till") between
 // spaces.
 func rangeBetween(between string) bool {
-	b := between
-	for len(b) > 0 && b[0] == ' ' {
-		b = b[1:]
-	}
-	for len(b) > 0 && b[len(b)-1] == ' ' {
-		b = b[:len(b)-1]
-	}
+	b := trimSpaces(between)
 	return b == "-" || b == "–" || b == "—" || rangeWords[b] && between == " "+b+" "
 }

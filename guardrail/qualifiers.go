@@ -99,6 +99,12 @@ func checkQualifiers(text string, nvs []NumberVerdict, sources []*Source) bool {
 	}
 	var all uint8 // what the sources say of all prices' tax, once asked
 	allRead := false
+	allTax := func() uint8 {
+		if !allRead {
+			all, allRead = pricesTaxOf(sources), true
+		}
+		return all
+	}
 	ok := true
 	for k := range nvs {
 		nv := &nvs[k]
@@ -112,21 +118,12 @@ func checkQualifiers(text string, nvs []NumberVerdict, sources []*Source) bool {
 		case nv.Unit.Currency():
 			// A price that says its tax, against a snippet that says
 			// all prices' ("All prices include VAT"): read only then.
-			if q.tax = taxAfter(text, nv.End); q.tax == 0 {
-				continue
-			}
-			if !allRead {
-				all, allRead = pricesTaxOf(sources), true
-			}
-			if all == 0 {
+			if q.tax = taxAfter(text, nv.End); q.tax == 0 || allTax() == 0 {
 				continue
 			}
 		}
 		if q == (qualifier{}) {
 			continue
-		}
-		if !allRead && nv.Unit.Currency() {
-			all, allRead = pricesTaxOf(sources), true
 		}
 		want, found, agrees := attrsOf(&nv.Number), false, false
 		for _, src := range sources {
@@ -138,7 +135,7 @@ func checkQualifiers(text string, nvs []NumberVerdict, sources []*Source) bool {
 				found = true
 				sq := src.qualifierAt(m)
 				if sq.tax == 0 && n.Unit.Currency() {
-					sq.tax = all // "All prices include VAT"
+					sq.tax = allTax() // "All prices include VAT"
 				}
 				agrees = agrees || sq.agrees(q)
 			}

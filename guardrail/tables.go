@@ -153,3 +153,14 @@ func digitsValue(s string) int {
 	}
 	return n
 }
+
+// trimSpaces returns s without the spaces around it.
+func trimSpaces(s string) string {
+	for len(s) > 0 && s[0] == ' ' {
+		s = s[1:]
+	}
+	for len(s) > 0 && s[len(s)-1] == ' ' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
