@@ -25,7 +25,8 @@ package guardrail
 // digit, or of its second significant digit after a rounding word ("about
 // 4 800 kr"), when it is printed with two significant digits at least.
 // Years, dates, times, phone numbers, ordinals and names are never
-// derived nor operands.
+// derived nor operands, but for a span of years between two years the
+// answer's sentence prints (yearspan.go).
 const (
 	// maxOperands bounds the quantities of the cited snippets the search
 	// takes; with more, no number is derived (fail closed).

@@ -67,7 +67,6 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 	}
 	cs, about := cuesIn(text, d.cues, nv.Start, nv.End)
 	about = about || k > 0 && converted(text, &nvs[k-1].Number, &nv.Number)
-	var counts []operand
 	// The numbers are in order: those of the sentence lie around k.
 	lo, hi := k, k+1
 	for lo > 0 && nvs[lo-1].Start >= from {
@@ -76,6 +75,12 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 	for hi < len(nvs) && nvs[hi].End <= to {
 		hi++
 	}
+	if f, ops, ok := yearSpan(text, nvs, k, lo, hi, about); ok {
+		// "1992, two years after it began in 1990"
+		nv.State, nv.Derivation, nv.Citation = Derived, &Derivation{Formula: f, Operands: ops}, int32(ops[0])
+		return true
+	}
+	var counts []operand
 	for j := lo; j < hi; j++ {
 		o := &nvs[j]
 		if j == k {
