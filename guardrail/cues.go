@@ -8,7 +8,9 @@ import (
 // A derived number needs a cue: a word in its sentence that says the
 // answer computes, of the class of the operation (see derive.go). The
 // cues, English and Swedish, as data: "class = words", a phrase of several
-// words joined by '_'.
+// words joined by '_'. A Swedish word marked '-' is a cue as the last part
+// of a compound too, as Swedish joins nouns: "studentrabatten",
+// "prishöjningen", "årsbesparing".
 const cueSpec = `
 	total = in_total total totals totalling totaling altogether combined together overall in_all all_in_all
 	total = sum add_up adds_up added_up plus
@@ -18,15 +20,16 @@ const cueSpec = `
 	diff = decrease decreases decreased rise rises rose drop drops dropped fell cut cuts
 	diff = longer shorter larger smaller bigger faster slower heavier lighter older younger
 	diff = längre kortare större snabbare långsammare tyngre lättare äldre yngre
-	diff = mer mera mindre färre skillnad skillnaden skiljer billigare dyrare högre lägre spara sparar
-	diff = sparat sparade sparas besparing besparingen extra ytterligare ökning ökar ökat minskning
-	diff = minskar minskat höjning sänkning
+	diff = mer mera mindre färre -skillnad -skillnaden skiljer billigare dyrare högre lägre spara sparar
+	diff = sparat sparade sparas -besparing -besparingen extra ytterligare -ökning -ökningen ökar ökat
+	diff = -minskning -minskningen minskar minskat -höjning -höjningen höjs höjer höjde höjt
+	diff = -sänkning -sänkningen sänks sänker sänkte sänkt
 	times = times twice double doubles triple triples thrice fold multiplied multiply ×
 	times = gånger dubbelt dubbla tredubbelt multiplicerat
 	share = each apiece divided split shared per_person per_head per_user per_member average on_average
 	share = var vardera per_styck styck delat delad delas per_användare per_medlem i_snitt genomsnitt snitt
 	points = points percentage_points procentenheter procentenhet
-	percent = percent per_cent percentage proportion discount off procent rabatt rabatten andel andelen
+	percent = percent per_cent percentage proportion discount off procent -rabatt -rabatten -rabatter -andel -andelen
 	about = about around roughly approximately approx nearly almost some close_to circa ca c ~ ≈
 	about = ungefär cirka runt omkring nästan drygt knappt kring uppemot närmare`
 
@@ -46,10 +49,15 @@ const (
 // cueClasses are the names of the classes, in the order of their bits.
 var cueClasses = [...]string{"total", "diff", "times", "share", "percent", "points", "about"}
 
-// cueWords are the cues by their words, space-joined.
-var cueWords = func() map[string]cue {
-	out := map[string]cue{}
+// cueWords are the cues by their words, space-joined; cueHeads those
+// that are cues as the last part of a compound too.
+var cueWords, cueHeads = func() (map[string]cue, map[string]cue) {
+	out, heads := map[string]cue{}, map[string]cue{}
 	for w, class := range table(cueSpec) {
+		head := w[0] == '-'
+		if head {
+			w = w[1:]
+		}
 		phrase := []byte(w)
 		for i, b := range phrase {
 			if b == '_' {
@@ -66,8 +74,11 @@ var cueWords = func() map[string]cue {
 			panic("guardrail: unknown cue class " + class)
 		}
 		out[string(phrase)] |= c
+		if head {
+			heads[w] |= c
+		}
 	}
-	return out
+	return out, heads
 }()
 
 // maxCueWords is the most words of a cue.
@@ -127,7 +138,11 @@ func cuesOf(text string, from, to int) []cueAt {
 					b = utf8.AppendRune(b, toLower(c))
 				}
 			}
-			if c, ok := cueWords[string(b)]; ok {
+			c, ok := cueWords[string(b)]
+			for j := 2; !ok && n == 0 && j+5 <= len(b); j++ {
+				c, ok = cueHeads[string(b[j:])] // "studentrabatten"
+			}
+			if ok {
 				out = append(out, cueAt{c, ws[i].start, ws[i+n].end})
 			}
 		}

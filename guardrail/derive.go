@@ -15,6 +15,9 @@ package guardrail
 //     ("times", "each");
 //   - a percentage p % × b, a percent change (b − a) ÷ a and a share
 //     a ÷ b written as a percent ("percent", "cheaper", "discount");
+//     an amount less or plus a percent, b − p % and b + p % ("20 % off
+//     399 kr": 319,20 kr), only when exact (small percents of nearby
+//     amounts round to nearly any value);
 //   - a conversion within a dimension (see convert.go): the answer's
 //     number states a unit or period of the same dimension as the
 //     quantity's but another ("4 788 kr a year" against "399 kr/month");
@@ -326,6 +329,8 @@ const (
 	opQuot              // y ÷ x, x a count or a time
 	opRatio             // y ÷ x, of one key, as a number with no unit
 	opPctOf             // x % × y
+	opLess              // y less x %: y × (100 − x) ÷ 100
+	opMore              // y plus x %: y × (100 + x) ÷ 100
 	opChange            // |y − x| ÷ x as a percent
 	opShare             // y ÷ x as a percent
 	opConvert           // y × from ÷ to
@@ -345,6 +350,8 @@ func (p *pool) derive(t *target) bool {
 		{opQuot, cueTimes | cueShare},
 		{opRatio, cueTimes},
 		{opPctOf, cuePercent | cueDiff},
+		{opLess, cuePercent | cueDiff},
+		{opMore, cuePercent | cueDiff},
 		{opChange, cuePercent | cueDiff},
 		{opShare, cuePercent},
 	} {
@@ -382,7 +389,7 @@ func (p *pool) pairs(t *target, o op) bool {
 			}
 		}
 		return false
-	case opPctOf:
+	case opPctOf, opLess, opMore:
 		if t.key.pct {
 			return false
 		}
@@ -393,8 +400,19 @@ func (p *pool) pairs(t *target, o op) bool {
 			g := p.group(k)
 			for i := range g {
 				x := &g[i]
+				// the share of y the target is, in percent
+				f := x.f
+				switch o {
+				case opLess:
+					f = 100 - x.f
+				case opMore:
+					f = 100 + x.f
+				}
+				if f <= 0 {
+					continue
+				}
 				for k2, key2 := range p.keys {
-					if t.agrees(key2) && p.try(t, o, x, k2, t.lo*100/x.f, t.hi*100/x.f, -1, &conv) {
+					if t.agrees(key2) && p.try(t, o, x, k2, t.lo*100/f, t.hi*100/f, -1, &conv) {
 						return true
 					}
 				}
@@ -532,8 +550,8 @@ func (p *pool) try(t *target, o op, x *operand, k int, lo, hi float64, skip int,
 		// significant digits at least: "2.2 yards" for 2 metres, not
 		// "2 yards".
 		exact := within(n, d, t.v, dec{})
-		if !exact && magnitude(t.v) <= t.unit.e {
-			continue
+		if !exact && (magnitude(t.v) <= t.unit.e || o == opLess || o == opMore) {
+			continue // a price less or plus a percent is exact: 1 % off $2.79 is no $2.76
 		}
 		eq := " = "
 		if !exact {
@@ -564,6 +582,17 @@ func result(o op, x, y *operand, conv *[2]dec) (n, d dec, ok bool) {
 	case opPctOf:
 		n, ok = x.v.mul(y.v)
 		d = hundred
+	case opLess, opMore:
+		var f dec
+		if o == opLess {
+			f, ok = hundred.sub(x.v)
+		} else {
+			f, ok = hundred.add(x.v)
+		}
+		if ok {
+			n, ok = y.v.mul(f)
+		}
+		d = hundred
 	case opChange:
 		var diff dec
 		if diff, ok = y.v.sub(x.v); ok {
@@ -591,6 +620,10 @@ func formula(o op, x, y *operand, conv *[2]dec) string {
 		return y.text + " × " + x.text
 	case opPctOf:
 		return x.text + " × " + y.text
+	case opLess:
+		return y.text + " − " + x.text
+	case opMore:
+		return y.text + " + " + x.text
 	case opChange:
 		return "(" + y.text + " − " + x.text + ") ÷ " + x.text
 	case opConvert:
