@@ -13,8 +13,8 @@ package guardrail
 // difference, or lie within half a unit of its second significant digit
 // after a rounding word ("about 150 years"); after a bound ("more than 80
 // years", "over five decades", "less than 10 years") the difference must
-// lie on the bound's side of it, or on it (two years a year apart may be
-// a few days or nearly two years apart).
+// lie on the bound's side of it, or on it (days in years one apart lie
+// from a day to nearly two years apart).
 
 // yearSpan returns the formula and the sources of the operands of
 // nvs[k], a number of text whose sentence holds the numbers nvs[lo:hi],
