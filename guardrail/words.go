@@ -64,10 +64,16 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 		var hasDigit bool
 		j, hasDigit = s.alnumRun(e)
 		// A compound of alphanumeric runs joined by single hyphens holds
-		// a code when any run has a digit ("COVID-19", "SE-123").
+		// a code when any run has a digit ("COVID-19", "SE-123"); a word
+		// in lower case after a run with a digit is a noun the name is
+		// joined to, as Swedish joins them ("P1-incident",
+		// "covid-19-pandemin", "MP3-filer"): the name ends before it.
 		end := j
 		for s.at(end) == '-' && isAlnum(s.at(end+1)) {
 			e, digit := s.alnumRun(end + 1)
+			if hasDigit && !digit && lowerWord(s.t[end+1:e]) {
+				break
+			}
 			hasDigit = hasDigit || digit
 			end = e
 		}
@@ -431,4 +437,14 @@ func clauseEnd(c rune) bool {
 		return true
 	}
 	return false
+}
+
+// lowerWord reports whether w is letters in lower case only.
+func lowerWord(w string) bool {
+	for _, c := range w {
+		if !isLetter(c) || toLower(c) != c {
+			return false
+		}
+	}
+	return w != ""
 }
