@@ -329,7 +329,7 @@ var periodSpaced = newWordSet(table(`
 	hour = hourly
 	n = per each every pro varje var vart
 	= a an i om
-	+ = for the first whole calendar full för ett en hela första
+	+ = for the first whole calendar full för ett en hel hela helt första på
 	2 = varannan vartannat`)).withPairs()
 
 // rates maps a unit and a period to the rate they make (km and hour: km/h),
