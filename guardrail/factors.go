@@ -5,8 +5,9 @@ package guardrail
 // derive.go); the factor, a whole number no snippet states, is derived too
 // when it is the number of one period in the other: of the operand's
 // period (as printed, or as the snippet that grounds the operand prints
-// it: "399 kr/month") in the result's ("a year"), the result printed after
-// "=" in the same sentence. Any other factor ("10 × 399 kr = 3 990 kr a
+// it: "399 kr/month") in the result's ("a year", or as the same value
+// prints it elsewhere in the sentence: "6 588 kr på ett år, eftersom 12 ×
+// 549 kr = 6 588 kr"), the result printed after "=" in the same sentence. Any other factor ("10 × 399 kr = 3 990 kr a
 // year") stays ungrounded.
 
 // factorOps are the signs of a shown multiplication or division, and
@@ -47,12 +48,22 @@ func shownFactor(text string, nvs []NumberVerdict, k, from, to int, sources []*S
 		return "", 0, false
 	}
 	rp := uint8(nvs[r].Period)
+	for j := range nvs {
+		// a result with no period takes the one the same value prints
+		// in the sentence: "6 588 kr på ett år, eftersom 12 × 549 kr =
+		// 6 588 kr"
+		if o := &nvs[j]; rp == 0 && o.Start >= from && o.End <= to && o.Canonical == nvs[r].Canonical && o.Unit == nvs[r].Unit {
+			rp = uint8(o.Period)
+		}
+	}
 	p := uint8(op.Period)
 	if p == 0 && op.Citation >= 0 && int(op.Citation) < len(sources) && sources[op.Citation] != nil {
 		// the operand's period as the snippet that grounds it prints it
-		for _, n := range sources[op.Citation].Numbers {
-			if n.Canonical == op.Canonical && n.Period != 0 && (op.Unit == 0 || n.Unit == op.Unit) {
-				p = uint8(n.Period)
+		// (a table cell's, its column's: "Pris per månad")
+		v, _ := parseDec(op.Canonical)
+		for _, o := range sources[op.Citation].operands() {
+			if o.key.period != 0 && o.v.cmp(v) == 0 && (op.Unit == 0 || o.key.unit == uint8(op.Unit)) {
+				p = o.key.period
 				break
 			}
 		}
