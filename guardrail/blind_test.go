@@ -2,6 +2,7 @@ package guardrail
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -120,5 +121,59 @@ func scoreBlind(t *testing.T, cases []blindCase, sources func(blindCase) []*Sour
 	}
 	if s := share([2]string{"dev", "block"}); s < minBlock {
 		t.Errorf("development part: %.3f of the wrong answers are blocked, want %.2f", s, minBlock)
+	}
+}
+
+// TestPerturbedDerivations takes every derived number of the correct
+// answers written blind (testdata/kb_blind.jsonl, and
+// testdata/realdata_blind.jsonl when ../shared/realdata is there), moves
+// its last digit by one either way and verifies the answer again: the
+// wrong value must block, but for a coincidence (another operation over
+// the sources that gives it), which may not exceed 10 % of the tries.
+func TestPerturbedDerivations(t *testing.T) {
+	cases := readJSONL[blindCase](t, "../testdata/kb_blind.jsonl")
+	sources := map[string][]*Source{}
+	if _, err := os.Stat("../../shared/realdata/dev.jsonl"); err == nil {
+		for _, c := range realAnswers(t) {
+			if sources[c.ID] == nil {
+				sources[c.ID] = NewSources(c.Sources)
+			}
+		}
+		cases = append(cases, readJSONL[blindCase](t, "../testdata/realdata_blind.jsonl")...)
+	}
+	tried, passed := 0, 0
+	for _, c := range cases {
+		if c.Expect != "pass" {
+			continue
+		}
+		src := sources[c.ID]
+		if c.ID == "" {
+			src = NewSources(c.Sources)
+		}
+		for _, n := range Verify(c.Answer, src).Numbers {
+			e := strings.LastIndexAny(n.Text, "0123456789")
+			if n.State != Derived || e < 0 {
+				continue
+			}
+			for _, d := range []byte{1, 255} { // +1, −1
+				digit := n.Text[e] - '0' + d
+				if digit > 9 {
+					continue
+				}
+				wrong := c.Answer[:n.Start] + n.Text[:e] + string('0'+digit) + n.Text[e+1:] + c.Answer[n.End:]
+				tried++
+				if Verify(wrong, src).Grounded {
+					passed++
+					t.Logf("passes: %q for %q in %q", n.Text[:e]+string('0'+digit)+n.Text[e+1:], n.Text, c.Answer)
+				}
+			}
+		}
+	}
+	t.Logf("derived numbers moved by one in their last digit: %d tried, %d passed", tried, passed)
+	if tried < 40 {
+		t.Errorf("only %d derived numbers to move; the sets should hold more", tried)
+	}
+	if float64(passed) > 0.1*float64(tried) {
+		t.Errorf("%d of %d moved derived numbers passed (more than 10 %%)", passed, tried)
 	}
 }

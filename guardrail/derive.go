@@ -583,13 +583,11 @@ func result(o op, x, y *operand, conv *[2]dec) (n, d dec, ok bool) {
 		n, ok = x.v.mul(y.v)
 		d = hundred
 	case opLess, opMore:
-		var f dec
+		f := x.v
 		if o == opLess {
-			f, ok = hundred.sub(x.v)
-		} else {
-			f, ok = hundred.add(x.v)
+			f = f.neg()
 		}
-		if ok {
+		if f, ok = hundred.add(f); ok {
 			n, ok = y.v.mul(f)
 		}
 		d = hundred
@@ -611,19 +609,18 @@ func result(o op, x, y *operand, conv *[2]dec) (n, d dec, ok bool) {
 
 // formula writes op on x and y with the operands as printed.
 func formula(o op, x, y *operand, conv *[2]dec) string {
+	if o == opLess || o == opMore {
+		x, y = y, x // the amount, then the percent: "399 kr − 20 %"
+	}
 	switch o {
-	case opSum:
+	case opSum, opMore:
 		return x.text + " + " + y.text
-	case opDiff:
+	case opDiff, opLess:
 		return x.text + " − " + y.text
 	case opProd:
 		return y.text + " × " + x.text
 	case opPctOf:
 		return x.text + " × " + y.text
-	case opLess:
-		return y.text + " − " + x.text
-	case opMore:
-		return y.text + " + " + x.text
 	case opChange:
 		return "(" + y.text + " − " + x.text + ") ÷ " + x.text
 	case opConvert:

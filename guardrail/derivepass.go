@@ -34,8 +34,8 @@ func (p Policy) deriveAll(text string, nvs []NumberVerdict, sources []*Source) b
 // counts it needs, or the numbers are not final up to it (up to read).
 func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, final bool) bool {
 	nv := &nvs[k]
-	if nv.State != Ungrounded {
-		return true
+	if nv.State != Ungrounded || falseStep(text, nvs, k) {
+		return true // (a printed step that does not hold: see steps.go)
 	}
 	self, ok := operandOf(&nv.Number, attrsOf(&nv.Number))
 	if !ok {
@@ -75,7 +75,7 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 	for hi < len(nvs) && nvs[hi].End <= to {
 		hi++
 	}
-	if f, ops, ok := yearSpan(text, nvs, k, lo, hi, about); ok {
+	if f, ops, ok := yearSpan(text, nvs, k, lo, hi); ok {
 		// "1992, two years after it began in 1990"
 		nv.State, nv.Derivation, nv.Citation = Derived, &Derivation{Formula: f, Operands: ops}, int32(ops[0])
 		return true

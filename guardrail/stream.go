@@ -150,6 +150,10 @@ func (g *StreamGuard) settle(read int, final bool) int {
 			}
 			checkQualifiers(g.f.src, g.numbers[g.settled:g.settled+1], g.sources)
 		}
+		if nv.State != Ungrounded && falseStep(g.f.src, g.numbers, g.settled) {
+			// a printed step that does not hold (see steps.go)
+			unground(nv)
+		}
 		if nv.State == Ungrounded && !g.d.derive(g.f.src, g.numbers, g.settled, read, g.decoded, final) {
 			if g.blocked {
 				return -1

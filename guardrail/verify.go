@@ -586,7 +586,7 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 		if !citeQuick(v.Numbers, s.quickTable(sources, len(v.Numbers))) {
 			v.Grounded = p.checkRest(s, v.Numbers, sources)
 		}
-		if !checkQualifiers(answer, v.Numbers, sources) {
+		if !checkQualifiers(answer, v.Numbers, sources) || !checkSteps(answer, v.Numbers) {
 			v.Grounded = false
 		}
 		if !v.Grounded {
@@ -603,7 +603,7 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 				v.Grounded = false
 			}
 		}
-		if !checkQualifiers(answer, v.Numbers, sources) {
+		if !checkQualifiers(answer, v.Numbers, sources) || !checkSteps(answer, v.Numbers) {
 			v.Grounded = false
 		}
 		if !v.Grounded {

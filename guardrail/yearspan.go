@@ -10,17 +10,16 @@ package guardrail
 // shown: a span reaching a year that only a snippet prints stays
 // ungrounded, as does an age ("54 years old", "aged 54", "54 års ålder"),
 // which is no span between the sentence's years. The span must equal the
-// difference, or lie within half a unit of its second significant digit
-// after a rounding word ("about 150 years"); after a bound ("more than 80
-// years", "over five decades", "less than 10 years") the difference must
-// lie on the bound's side of it, or on it (days in years one apart lie
-// from a day to nearly two years apart).
+// difference (a rounding word before it changes nothing: "about 80 years"
+// is 80, as derive.go reads a number of two digits), or, after a bound
+// ("more than 80 years", "over five decades", "less than 10 years"), the
+// difference must lie on the bound's side of it or on it (days in years
+// one apart lie from a day to nearly two years apart).
 
 // yearSpan returns the formula and the sources of the operands of
 // nvs[k], a number of text whose sentence holds the numbers nvs[lo:hi],
-// when it is a span of years (see above); about reports a rounding word
-// before it.
-func yearSpan(text string, nvs []NumberVerdict, k, lo, hi int, about bool) (string, []int, bool) {
+// when it is a span of years (see above).
+func yearSpan(text string, nvs []NumberVerdict, k, lo, hi int) (string, []int, bool) {
 	nv := &nvs[k]
 	// The span, in whole years: a count of years, decades or centuries.
 	u := uint8(nv.Unit)
@@ -55,10 +54,17 @@ func yearSpan(text string, nvs []NumberVerdict, k, lo, hi int, about bool) (stri
 		years[n], srcs[n] = atoiYear(c[:4]), o.Citation
 		n++
 	}
-	bound := boundBefore(text, nv.Start)
+	// The differences that agree with the span.
+	least, most := span, span
+	switch boundBefore(text, nv.Start) {
+	case boundLower, boundOver:
+		most = 1 << 62
+	case boundUpper, boundUnder:
+		least = 1
+	}
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
-			if d := years[j] - years[i]; d <= 0 || !spanAgrees(d, span, bound, about) {
+			if d := years[j] - years[i]; d <= 0 || d < least || d > most {
 				continue
 			}
 			ops := []int{int(srcs[j])}
@@ -80,44 +86,18 @@ func atoiYear(d string) int64 {
 	return v
 }
 
-// spanAgrees reports whether a difference of d years agrees with a span
-// printed as span years, after bound and a rounding word when about.
-func spanAgrees(d, span int64, bound uint8, about bool) bool {
-	switch bound {
-	case boundLower, boundOver:
-		return d >= span
-	case boundUpper, boundUnder:
-		return d <= span
-	}
-	if about {
-		// half a unit of the second significant digit, as derive.go reads
-		// a rounded number: "about 150 years" is 145–155
-		unit := int64(1)
-		for v := span; v >= 100; v /= 10 {
-			unit *= 10
-		}
-		return 2*(d-span) <= unit && 2*(span-d) <= unit
-	}
-	return d == span
-}
-
 // isAge reports whether the number of years at [start,end) of text is an
-// age: "54 years old", "a 10-year-old", "aged 54", "at the age of 54
-// years", "54 år gammal", "vid 54 års ålder".
+// age: "54 years old", "a 10-year-old", "aged 54", "54 år gammal", "vid
+// 54 års ålder".
 func isAge(text string, start, end int) bool {
 	if end < len(text) && text[end] == '-' {
 		end++
 	}
 	i, j := wordAfter(text, end)
-	switch lowerString(text[i:j]) {
-	case "old", "gammal", "gamla", "gammalt", "ålder", "åldern":
-		return true
-	}
-	var b0, b1 [8]byte
-	w0, at := wordBefore(text, start, b0[:0])
-	if string(w0) == "aged" {
-		return true
-	}
-	w1, _ := wordBefore(text, at, b1[:0])
-	return string(w0) == "of" && string(w1) == "age"
+	var b0 [8]byte
+	w0, _ := wordBefore(text, start, b0[:0])
+	return ageWords[lowerString(text[i:j])] || string(w0) == "aged"
 }
+
+// ageWords are the words after a number of years that make it an age.
+var ageWords = wordList("old gammal gamla gammalt ålder åldern")
