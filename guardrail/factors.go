@@ -5,10 +5,11 @@ package guardrail
 // derive.go); the factor, a whole number no snippet states, is derived too
 // when it is the number of one period in the other: of the operand's
 // period (as printed, or as the snippet that grounds the operand prints
-// it: "399 kr/month") in the result's ("a year", or as the same value
-// prints it elsewhere in the sentence: "6 588 kr på ett år, eftersom 12 ×
-// 549 kr = 6 588 kr"), the result printed after "=" in the same sentence. Any other factor ("10 × 399 kr = 3 990 kr a
-// year") stays ungrounded.
+// it: "399 kr/month", a table cell's column too) in the result's ("a
+// year", or as the same value prints it elsewhere in the sentence: "6 588
+// kr på ett år, eftersom 12 × 549 kr = 6 588 kr"), the result printed
+// after "=" in the same sentence. Any other factor ("10 × 399 kr = 3 990
+// kr a year") stays ungrounded.
 
 // factorOps are the signs of a shown multiplication or division, and
 // whether they divide.
