@@ -336,8 +336,12 @@ func (s *scanner) asciiCompound(e int) (j, end int, digit bool) {
 	t := s.t
 	all := uint8(classLetter) // cleared by a digit
 	for p := e; ; {
+		// lower: a run in lower case after the first, which ends the
+		// compound after a digit (see word)
+		before, run, lower := all, p, p > e
 		for ; p < len(t) && t[p] < 0x80 && asciiClass[t[p]]&classAlnum != 0; p++ {
 			all &= asciiClass[t[p]]
+			lower = lower && t[p]-'a' < 26
 		}
 		if j == 0 {
 			j = p
@@ -345,6 +349,10 @@ func (s *scanner) asciiCompound(e int) (j, end int, digit bool) {
 		// At p, an ASCII rune that is no letter or digit, unless undecided.
 		if p+1 >= len(t) || t[p] >= 0x80 || t[p] == '-' && t[p+1] >= 0x80 {
 			return 0, 0, false
+		}
+		if lower && before == 0 {
+			s.reads += p - e + 2
+			return j, run - 1, true
 		}
 		if t[p] != '-' || asciiClass[t[p+1]]&classAlnum == 0 {
 			s.reads += p - e + 2
