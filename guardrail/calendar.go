@@ -188,7 +188,7 @@ func fullMonth(w string) bool {
 	return false
 }
 
-var ofWord = newWordSet(map[string]string{"of": ""})
+var ofWord = newWordSet(table(`= of`))
 
 // mayStartMonth reports whether c may begin "of" or a month name: false
 // only for an ASCII rune that begins neither.

@@ -576,7 +576,7 @@ func (s *scanner) readPart(start int, article bool) (e, node int, viable bool) {
 	}
 }
 
-var pointWords = newWordSet(map[string]string{"point": "", "dot": "", "komma": ""})
+var pointWords = newWordSet(table(`= point dot komma`))
 
 // spelledFraction reads the decimals of a spelled-out number after the
 // space before i: "three point five", "twelve dot fifty", "tre komma fem".

@@ -20,7 +20,7 @@ package guardrail
 // half-year").
 
 // halfWord halves the period after a counting join: "per half year".
-var halfWord = newWordSet(map[string]string{"half": ""})
+var halfWord = newWordSet(table(`= half`))
 
 // periodCounts are the counts a counting join may put before a period.
 var periodCounts = newWordSet(table(`
@@ -299,7 +299,7 @@ func (s *scanner) secondPeriod(first uint8, p int, unit uint8) (uint8, int) {
 }
 
 // andWords join a second period to a first: "per person och månad".
-var andWords = newWordSet(map[string]string{"and": "", "och": ""})
+var andWords = newWordSet(table(`= and och`))
 
 // periodAgrees reports whether an answer's quantity per the period ans
 // may be a snippet's per src: where both print a period, each part of the
@@ -328,7 +328,7 @@ var (
 	timesWords = newWordSet(table(`
 	2 = twice
 	3 = thrice`))
-	timesNouns = newWordSet(map[string]string{"times": "", "gånger": ""})
+	timesNouns = newWordSet(table(`= times gånger`))
 )
 
 // periodStarts are the words a period after a space may begin with (see
