@@ -47,9 +47,8 @@ type periodMultiple struct {
 // their own (see above), in the order of their codes after the units.
 var periodMultiples = func() (out []periodMultiple) {
 	const day = 86400
-	named := map[int64]bool{day: true, 7 * day: true, 14 * day: true}
 	for n := int64(2); n <= 31; n++ {
-		if !named[n*day] && n%7 != 0 {
+		if n%7 != 0 { // (7 and 14 days are a week and a fortnight)
 			out = append(out, periodMultiple{itoa(n) + " days", "seconds", n * day})
 		}
 	}
