@@ -53,7 +53,10 @@ func shownFactor(text string, nvs []NumberVerdict, k, from, to int, sources []*S
 		// a result with no period takes the one the same value prints
 		// in the sentence: "6 588 kr på ett år, eftersom 12 × 549 kr =
 		// 6 588 kr"
-		if o := &nvs[j]; rp == 0 && o.Start >= from && o.End <= to && o.Canonical == nvs[r].Canonical && o.Unit == nvs[r].Unit {
+		if rp != 0 || nvs[j].Start >= to {
+			break
+		}
+		if o := &nvs[j]; o.Start >= from && o.Canonical == nvs[r].Canonical && o.Unit == nvs[r].Unit {
 			rp = uint8(o.Period)
 		}
 	}

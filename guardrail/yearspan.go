@@ -31,7 +31,7 @@ func yearSpan(text string, nvs []NumberVerdict, k, lo, hi int) (string, []int, b
 	if !ok || months%12 != 0 || isAge(text, nv.Start, nv.End) {
 		return "", nil, false
 	}
-	span := atoiYear(c) * months / 12
+	span := int64(digitsValue(c)) * months / 12
 	// The years of the sentence, each with the source that grounds it:
 	// a year, a date's year, the ends of a range of years.
 	var years [8]int64
@@ -46,12 +46,12 @@ func yearSpan(text string, nvs []NumberVerdict, k, lo, hi int) (string, []int, b
 		switch {
 		case o.Kind == KindInteger && isYearShaped(c), o.Kind == KindDate && len(c) >= 4 && isYearShaped(c[:4]):
 		case o.Kind == KindRange && len(c) == 9 && c[4] == '-' && isYearShaped(c[:4]) && isYearShaped(c[5:]):
-			years[n], srcs[n] = atoiYear(c[5:]), o.Citation
+			years[n], srcs[n] = int64(digitsValue(c[5:])), o.Citation
 			n++
 		default:
 			continue
 		}
-		years[n], srcs[n] = atoiYear(c[:4]), o.Citation
+		years[n], srcs[n] = int64(digitsValue(c)), o.Citation // (a date's year: the digits before its '-')
 		n++
 	}
 	// The differences that agree with the span.
@@ -75,15 +75,6 @@ func yearSpan(text string, nvs []NumberVerdict, k, lo, hi int) (string, []int, b
 		}
 	}
 	return "", nil, false
-}
-
-// atoiYear returns the value of up to four digits.
-func atoiYear(d string) int64 {
-	var v int64
-	for i := 0; i < len(d) && i < 4; i++ {
-		v = v*10 + int64(d[i]-'0')
-	}
-	return v
 }
 
 // isAge reports whether the number of years at [start,end) of text is an
