@@ -132,6 +132,11 @@ func (s *Source) operands() []operand {
 		a := attrs{sc.toks[k].unit, sc.toks[k].period}
 		if cells != nil && cells[k] != (attrs{}) {
 			a = cells[k]
+		} else if k+1 < len(nums) {
+			// the first end of a range: what the second prints after it
+			if r, ok := rangeStart(s.Text, n, &nums[k+1]); ok && r.Canonical == n.Canonical {
+				a = attrsOf(&r)
+			}
 		}
 		noun := ""
 		if a == (attrs{}) && n.Kind != KindPercent {

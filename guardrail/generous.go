@@ -31,11 +31,12 @@ import (
 // states read generously: the numbers of its text with the breaks that
 // scraping lost put back (none when it lost none), and the ordinals and
 // values that its parts' numbers state (see partOrdinals).
-func generousNumbers(text string, nums []Number) (more []Number, keys []string) {
+func generousNumbers(text string, nums []Number) (more, starts []Number, keys []string) {
 	if g, ok := generousText(text); ok {
 		more = Extract(g)
 	}
-	return append(periodLengths(more, nums), rangeStarts(text, nums)...), partOrdinals(text, nums)
+	starts = rangeStarts(text, nums)
+	return append(periodLengths(more, nums), starts...), starts, partOrdinals(text, nums)
 }
 
 // generousText returns text with a space put between a word and the

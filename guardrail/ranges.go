@@ -3,19 +3,23 @@ package guardrail
 // A range prints its scale, unit, percent or period once, after its second
 // end: "$230–240 million" is $230 million to $240 million, "5 to 6 million
 // euros" 5 million euros to 6 million, "10–15 percent" 10 % to 15 %, "8
-// to 10 a.m." 8 a.m. to 10 a.m. Its
-// first end, printed bare, states that quantity: in an answer it is
+// to 10 a.m." 8 a.m. to 10 a.m., "från 109 kr till 129 kr per månad" 109 kr
+// per månad to 129 kr per månad. Its first end, printed bare (or with the
+// second's unit and no period), states that quantity: in an answer it is
 // grounded as that quantity (see deriver.derive), and in a snippet it is
-// indexed as that quantity too (see generousNumbers). A range runs upwards,
+// indexed as that quantity and nothing else (see NewSource) and is an
+// operand as that quantity (see Source.operands). A range runs upwards,
 // so a first end above the second takes no scale ("from 500 to 6 million"
 // keeps 500); a unit alone it takes in any order ("kept for 12 and 6
 // months": 12 months).
 
-// rangeStart returns the quantity the first end a of a range a–b states
-// when it is printed with nothing after its digits and b with something:
-// a's text (with b's currency before the digits when a has none) and what
-// follows b's digits, read as one quantity, at a's place in text; or,
-// where a prints a scale word and no unit and b a scale word and a unit,
+// rangeStart returns the quantity the first end a of a range a–b states:
+// where a prints nothing after its digits and b something, a's text (with
+// b's currency before the digits when a has none) and what follows b's
+// digits, read as one quantity, at a's place in text; where a prints b's
+// unit after its digits and b a period too, a with b's period ("från 109
+// kr till 129 kr per månad"); or, where a prints a scale word and no unit
+// and b a scale word and a unit,
 // a's text and b's unit ("5 million to 6 million euros"). ok is false
 // where a and b are not both plain numbers, the text between them joins no
 // range (see rangeBetween), b prints nothing after its digits, or b's
@@ -40,6 +44,13 @@ func rangeStart(text string, a, b *Number) (n Number, ok bool) {
 	}
 	at, after := text[a.Start:a.End], bt[j:]
 	if !isDigit(rune(at[len(at)-1])) {
+		if a.Unit != 0 && a.Unit == b.Unit && b.Period != 0 {
+			// a prints b's unit, b a period too: a takes it ("från
+			// 109 kr till 129 kr per månad")
+			n = *a
+			n.Period = b.Period
+			return n, true
+		}
 		// a prints its scale but no unit, b both: a takes b's unit
 		// ("5 million and 6 million euros")
 		if a.Unit != 0 || !scaleWords.has([]byte(lowerString(lastWord(at+" ")))) {

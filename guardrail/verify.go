@@ -133,7 +133,7 @@ func NewSource(text string) *Source {
 	nums := sc.numbers(text)
 	cells, quals := bindCells(text, nums, sc.toks)
 	s := &Source{Text: text, Numbers: nums, qualified: qualifiedNumbers(text, nums, quals)}
-	more, ords := generousNumbers(text, nums)
+	more, starts, ords := generousNumbers(text, nums)
 	keys := len(ords) + len(cells) // (a cell may add its percentage)
 	for _, ns := range [2][]Number{nums, more} {
 		for _, n := range ns {
@@ -169,6 +169,18 @@ func NewSource(text string) *Source {
 			if a == (attrs{}) && (nounAfter(text, n.End) != "" || n.End+1 < len(text) && text[n.End] == '-' && nounAfter(text, n.End+1) != "") {
 				a.unit = boundUnit
 			}
+		}
+		if len(starts) > 0 && starts[0].Start == n.Start {
+			// The first end of a range is what its second end prints
+			// after it ("99–129 kr/month": 99 kr/month; "from $20 to
+			// $24 per month": $20 per month), or, where that scales
+			// it, bound ("$230–240 million": no 230 kr).
+			if starts[0].Canonical == n.Canonical {
+				a = attrsOf(&starts[0])
+			} else if a.unit == 0 {
+				a.unit = boundUnit
+			}
+			starts = starts[1:]
 		}
 		s.addNumber(n, a)
 	}
