@@ -334,7 +334,11 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte, run *spel
 			return true
 		}
 	}
-	if best == 0 || val < 2 {
+	half := 0 // where "and a half" after it ends ("two and a half hours")
+	if best != 0 && val >= 1 && s.ascii(best) == ' ' {
+		half = s.halfAfter(best + 1)
+	}
+	if best == 0 || val < 2 && half == 0 {
 		return false
 	}
 	t.set(i, best, ref{int32(val), -1}, kWords)
@@ -345,7 +349,9 @@ func (s *scanner) spelled(t *token, i, j int, lex []lexeme, lang byte, run *spel
 	// twenty-one") has no decimals, percent, unit or period: none of
 	// them begins with an English number word but "a" (see
 	// TestNumberWordsBeginNoQuantity).
-	if follow != best+1 || s.t[best] != ' ' {
+	if half != 0 {
+		s.addHalf(t, val, half)
+	} else if follow != best+1 || s.t[best] != ' ' {
 		// (quantityAfter tells pointWords.starts by a byte of the rune.)
 		if s.ascii(t.end) == ' ' && quantityAfter[1][uint8(s.ascii(t.end+1))]&qPoint != 0 {
 			if frac, e, ok := s.spelledFraction(t.end + 1); ok {
@@ -598,6 +604,35 @@ func (s *scanner) spelledFraction(i int) (string, int, bool) {
 		return "", 0, false
 	}
 	return itoa(v), j, true
+}
+
+// halfPhrases add a half to the number before them: "two and a half",
+// "två och en halv", "två och ett halvt".
+var halfPhrases = [...]string{"and a half", "och en halv", "och ett halvt"}
+
+// halfAfter returns where a phrase of halfPhrases at i ends, in any case
+// and followed by no letter, or 0.
+func (s *scanner) halfAfter(i int) int {
+	for _, p := range halfPhrases {
+		j := i
+		for j-i < len(p) && s.ascii(j)|0x20 == rune(p[j-i]) {
+			j++
+		}
+		if j-i == len(p) && !isLetter(s.at(j)) {
+			return j
+		}
+	}
+	return 0
+}
+
+// addHalf makes t, a number val written in words, val and a half ending at
+// end, and reads on as after a decimal in digits, scale words too ("two
+// and a half million dollars").
+func (s *scanner) addHalf(t *token, val int64, end int) {
+	t.canon, t.end, t.kind = s.keep([]byte(decimal(itoa(val), "5"))), end, kDecimal
+	if s.quantity(t, 0); t.kind == kDecimal {
+		t.kind = kWords
+	}
 }
 
 // parseNumber evaluates a whole sequence of lexemes as one number:

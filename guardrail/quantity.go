@@ -17,6 +17,14 @@ import (
 // quantity reads what follows a plain number (integer, decimal, grouped,
 // ambiguous): a percent sign or word, a scale, a unit, a period.
 func (s *scanner) quantity(t *token, prefixUnit uint8) {
+	if t.kind == kInteger && s.ascii(t.end) == ' ' {
+		// "2 and a half hours", "2 och en halv timme": 2.5
+		if c := s.ascii(t.end+1) | 0x20; c == 'a' || c == 'o' {
+			if h := s.halfAfter(t.end + 1); h != 0 {
+				t.canon, t.end, t.kind = s.keep([]byte(decimal(s.str(t.canon), "5"))), h, kDecimal
+			}
+		}
+	}
 	if prefixUnit == 0 && s.hour(t) {
 		return // "6 pm", "kl. 8" (see hours.go)
 	}

@@ -113,6 +113,14 @@ func (s *scanner) word(t *token, i int) (next int, ok bool) {
 				*t = s.ordinalToken(i, j, itoa(v))
 				return j, true
 			}
+			if w := s.scratch; (string(w) == "en" || string(w) == "ett") && s.ascii(j) == ' ' {
+				// "en och en halv timme" (one alone is no number)
+				if h := s.halfAfter(j + 1); h != 0 {
+					t.set(i, j, ref{1, -1}, kWords)
+					s.addHalf(t, 1, h)
+					return t.end, true
+				}
+			}
 			return j, false // prose
 		}
 		// A month name begins a date in lower case too: Swedish writes
