@@ -45,10 +45,22 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 	if !known || to > read && !final {
 		return false
 	}
-	if k+1 < len(nvs) {
-		// The first end of a range, whose scale or unit is printed after
-		// the second ("$230–240 million"): grounded as what it states.
-		if n, ok := rangeStart(text, &nv.Number, &nvs[k+1].Number); ok {
+	// The first end of a range, whose scale or unit is printed after
+	// the second ("$230–240 million"), or a day of a range of days whose
+	// other end is a date ("3–9 mars 2025", "March 3–9"): grounded as
+	// what it states.
+	for i := range 3 {
+		var n Number
+		ok := false
+		switch {
+		case i == 0 && k+1 < len(nvs):
+			n, ok = rangeStart(text, &nv.Number, &nvs[k+1].Number)
+		case i == 1 && k+1 < len(nvs):
+			n, ok = rangeDay(text, &nv.Number, &nvs[k+1].Number, true)
+		case i == 2 && k > 0:
+			n, ok = rangeDay(text, &nv.Number, &nvs[k-1].Number, false)
+		}
+		if ok {
 			was := *nv
 			nv.Number = n
 			if nv.check(d.sources, attrsOf(&n)); nv.State == Grounded && checkQualifiers(text, nvs[k:k+1], d.sources) {

@@ -130,9 +130,9 @@ func lowerMonthAt(text string, i int) (string, bool) {
 
 // partOrdinals returns the ordinals that the snippet's numbers after a
 // part noun state ("Season 4": "4th"), the values that its ordinals
-// before one state ("the fourth season": "4"), and the dates that the
-// first day of a range of days states ("7 to 12 April": April 7), as keys
-// of its index.
+// before one state ("the fourth season": "4"), and the dates that a day
+// of a range of days states ("7 to 12 April": April 7; "March 3–9":
+// March 9; see rangeDay), as keys of its index.
 func partOrdinals(text string, nums []Number) []string {
 	var keys []string
 	for k := range nums {
@@ -142,14 +142,18 @@ func partOrdinals(text string, nums []Number) []string {
 			if len(n.Canonical) <= 3 && n.Canonical != "0" && isDigits(n.Canonical) && partNouns[lowerString(lastWord(text[:n.Start]))] {
 				keys = append(keys, n.Canonical+ordSuffix(n.Canonical))
 			}
-			if k+1 < len(nums) && nums[k+1].Kind == KindDate && rangeBetween(text[n.End:nums[k+1].Start]) {
-				if d := digitsValue(n.Canonical); d >= 1 && d <= 31 && len(n.Canonical) <= 2 {
-					y, md := dateParts(nums[k+1].Canonical)
-					if md != "" {
-						keys = append(keys, "--"+md[:2]+"-"+pad2(d))
-						if y != "" {
-							keys = append(keys, y+"-"+md[:2]+"-"+pad2(d))
-						}
+			for _, first := range [2]bool{true, false} {
+				var d Number
+				ok := false
+				if first && k+1 < len(nums) {
+					d, ok = rangeDay(text, n, &nums[k+1], true)
+				} else if !first && k > 0 {
+					d, ok = rangeDay(text, n, &nums[k-1], false)
+				}
+				if ok {
+					keys = append(keys, d.Canonical)
+					if y, md := dateParts(d.Canonical); y != "" {
+						keys = append(keys, "--"+md)
 					}
 				}
 			}

@@ -103,3 +103,32 @@ func rangeStarts(text string, nums []Number) []Number {
 	}
 	return out
 }
+
+// rangeDay returns the date that a day number of a range of days states
+// where the range's other end is a date that prints the month: the first
+// day before a date printed day first ("3–9 mars 2025": 3 mars 2025, "24
+// and 25 December": 24 December), or the second day after one printed
+// month first ("March 3–9": March 9, "December 24 and 31"); of the
+// date's month and year, the day the digits say. A range runs upwards:
+// the first day is before the date's, the second after it.
+func rangeDay(text string, day, date *Number, first bool) (n Number, ok bool) {
+	lo, hi := date, day
+	if first {
+		lo, hi = day, date
+	}
+	if day.Kind != KindInteger || len(day.Canonical) > 2 || date.Kind != KindDate || lo.End > hi.Start || hi.End > len(text) ||
+		!rangeBetween(text[lo.End:hi.Start]) || isDigit(rune(date.Text[0])) != first {
+		return Number{}, false
+	}
+	y, md := dateParts(date.Canonical)
+	d := digitsValue(day.Canonical)
+	if len(md) != len("12-31") || d < 1 || d > 31 || (d < digitsValue(md[3:])) != first || d == digitsValue(md[3:]) {
+		return Number{}, false
+	}
+	n = *day
+	n.Kind, n.Canonical = KindDate, "--"+md[:2]+"-"+pad2(d)
+	if y != "" {
+		n.Canonical = y + n.Canonical[1:]
+	}
+	return n, true
+}
