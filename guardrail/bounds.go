@@ -106,23 +106,30 @@ func boundWord(w string) uint8 {
 	return 0
 }
 
-// boundsAfter are the words after "or"/"eller" ("or" rows) or
-// "and"/"och" ("and" rows) that make the quantity before them a bound.
-var boundsAfter = map[string]uint8{
-	"or more": boundLower, "or older": boundLower, "or above": boundLower, "or over": boundLower,
-	"or higher": boundLower, "or greater": boundLower, "or longer": boundLower, "or larger": boundLower,
-	"or bigger": boundLower, "or later": boundLower, "or mer": boundLower, "or mera": boundLower,
-	"or fler": boundLower, "or äldre": boundLower, "or över": boundLower, "or högre": boundLower,
-	"or längre": boundLower, "or större": boundLower, "or senare": boundLower,
-	"or less": boundUpper, "or fewer": boundUpper, "or younger": boundUpper, "or below": boundUpper,
-	"or under": boundUpper, "or lower": boundUpper, "or shorter": boundUpper, "or smaller": boundUpper,
-	"or earlier": boundUpper, "or mindre": boundUpper, "or färre": boundUpper, "or yngre": boundUpper,
-	"or lägre": boundUpper, "or kortare": boundUpper, "or tidigare": boundUpper,
-	"and up": boundLower, "and above": boundLower, "and over": boundLower, "and older": boundLower,
-	"and upward": boundLower, "and upwards": boundLower, "and uppåt": boundLower, "and äldre": boundLower,
-	"and över": boundLower, "and mer": boundLower, "and fler": boundLower,
-	"and below": boundUpper, "and under": boundUpper, "and younger": boundUpper, "and nedåt": boundUpper,
-	"and yngre": boundUpper,
+// orBounds and andBounds are the words after "or"/"eller" and after
+// "and"/"och" that make the quantity before them a bound: a lower one
+// ("l") or an upper one ("u"). (Tables, not map literals: each entry of a
+// literal is code of the WASM guard's initialisation.)
+var (
+	orBounds = table(`
+		l = more older above over higher greater longer larger bigger later
+		l = mer mera fler äldre över högre längre större senare
+		u = less fewer younger below under lower shorter smaller earlier
+		u = mindre färre yngre lägre kortare tidigare`)
+	andBounds = table(`
+		l = up above over older upward upwards uppåt äldre över mer fler
+		u = below under younger nedåt yngre`)
+)
+
+// boundNamed returns the bound a value of orBounds or andBounds names.
+func boundNamed(v string) uint8 {
+	switch v {
+	case "l":
+		return boundLower
+	case "u":
+		return boundUpper
+	}
+	return 0
 }
 
 // boundAfter returns the bound the words right after end in text make of
@@ -181,9 +188,9 @@ func boundAfter(text string, end int) (b uint8, pending bool) {
 		}
 		switch ws[n-1] {
 		case "or", "eller":
-			return boundsAfter["or "+ws[n]], false
+			return boundNamed(orBounds[ws[n]]), false
 		case "and", "och":
-			return boundsAfter["and "+ws[n]], false
+			return boundNamed(andBounds[ws[n]]), false
 		}
 	}
 	return 0, false

@@ -11,9 +11,17 @@ package guardrail
 // after "=" in the same sentence. Any other factor ("10 × 399 kr = 3 990
 // kr a year") stays ungrounded.
 
-// factorOps are the signs of a shown multiplication or division, and
-// whether they divide.
-var factorOps = map[string]bool{"×": false, "x": false, "X": false, "*": false, "·": false, "÷": true, "/": true}
+// factorOp reports whether sign is the sign of a shown multiplication or
+// division (ok), and whether it divides.
+func factorOp(sign string) (divide, ok bool) {
+	switch sign {
+	case "×", "x", "X", "*", "·":
+		return false, true
+	case "÷", "/":
+		return true, true
+	}
+	return false, false
+}
 
 // shownFactor returns the formula of nvs[k], a number of text whose
 // sentence is [from,to), when it is the factor of a shown step (see
@@ -26,12 +34,12 @@ func shownFactor(text string, nvs []NumberVerdict, k, from, to int, sources []*S
 	// The operand: the number the sign joins to it, on either side.
 	o, divide := -1, false
 	if k+1 < len(nvs) && nvs[k+1].Start < to {
-		if d, ok := factorOps[trimSpaces(text[nv.End:nvs[k+1].Start])]; ok && !d {
+		if d, ok := factorOp(trimSpaces(text[nv.End:nvs[k+1].Start])); ok && !d {
 			o = k + 1 // "12 × 399 kr"
 		}
 	}
 	if o < 0 && k > 0 && nvs[k-1].Start >= from {
-		if d, ok := factorOps[trimSpaces(text[nvs[k-1].End:nv.Start])]; ok {
+		if d, ok := factorOp(trimSpaces(text[nvs[k-1].End:nv.Start])); ok {
 			o, divide = k-1, d // "399 kr × 12", "4 788 kr ÷ 12"
 		}
 	}

@@ -55,7 +55,7 @@ func falseStep(text string, nvs []NumberVerdict, k int) bool {
 	}
 	x, y := v[0], v[1]
 	sign := trimSpaces(text[nvs[k-2].End:nvs[k-1].Start])
-	if divide, ok := factorOps[sign]; ok {
+	if divide, ok := factorOp(sign); ok {
 		if !divide {
 			x *= y
 		} else if x /= y; y == 0 {
