@@ -49,16 +49,13 @@ func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, f
 	// the second ("$230–240 million"), or a day of a range of days whose
 	// other end is a date ("3–9 mars 2025", "March 3–9"): grounded as
 	// what it states.
-	for i := range 3 {
+	for j := k - 1; j <= k+2; j++ {
 		var n Number
 		ok := false
-		switch {
-		case i == 0 && k+1 < len(nvs):
+		if j == k+2 && k+1 < len(nvs) {
 			n, ok = rangeStart(text, &nv.Number, &nvs[k+1].Number)
-		case i == 1 && k+1 < len(nvs):
-			n, ok = rangeDay(text, &nv.Number, &nvs[k+1].Number, true)
-		case i == 2 && k > 0:
-			n, ok = rangeDay(text, &nv.Number, &nvs[k-1].Number, false)
+		} else if j >= 0 && j < len(nvs) && j != k {
+			n, ok = rangeDay(text, &nv.Number, &nvs[j].Number, j > k)
 		}
 		if ok {
 			was := *nv

@@ -142,18 +142,11 @@ func partOrdinals(text string, nums []Number) []string {
 			if len(n.Canonical) <= 3 && n.Canonical != "0" && isDigits(n.Canonical) && partNouns[lowerString(lastWord(text[:n.Start]))] {
 				keys = append(keys, n.Canonical+ordSuffix(n.Canonical))
 			}
-			for _, first := range [2]bool{true, false} {
-				var d Number
-				ok := false
-				if first && k+1 < len(nums) {
-					d, ok = rangeDay(text, n, &nums[k+1], true)
-				} else if !first && k > 0 {
-					d, ok = rangeDay(text, n, &nums[k-1], false)
-				}
-				if ok {
-					keys = append(keys, d.Canonical)
-					if y, md := dateParts(d.Canonical); y != "" {
-						keys = append(keys, "--"+md)
+			for j := k - 1; j <= k+1; j += 2 {
+				if j >= 0 && j < len(nums) {
+					if d, ok := rangeDay(text, n, &nums[j], j > k); ok {
+						_, md := dateParts(d.Canonical)
+						keys = append(keys, d.Canonical, "--"+md) // (twice when it has no year)
 					}
 				}
 			}

@@ -72,6 +72,33 @@ func runeLen(c rune) int {
 // s.toks. It returns the index where it stopped and whether it stopped
 // because the step starting there was not final.
 func (s *scanner) scan(i int) (stop int, open bool) {
+	from := len(s.toks)
+	stop, open = s.steps(i)
+	s.denDays(from)
+	return stop, open
+}
+
+// denDays makes each integer of s.toks[from:] that Swedish "den" stands
+// before, 1 to 31 in one or two digits with no unit, the ordinal it is: a
+// day of a month ("den 25 varje månad" is the 25th, as "den 25:e" is; "den
+// 18 år" stays 18 years).
+func (s *scanner) denDays(from int) {
+	t := s.t
+	for k := from; k < len(s.toks); k++ {
+		tk := &s.toks[k]
+		i := tk.start
+		if tk.kind != kInteger || tk.unit != 0 || i < 4 || t[i-4]|0x20 != 'd' || t[i-3] != 'e' || t[i-2] != 'n' || t[i-1] != ' ' ||
+			i > 4 && (t[i-5] >= 0x80 || isLetter(rune(t[i-5]))) {
+			continue
+		}
+		if d := s.str(tk.canon); len(d) <= 2 && d != "0" && d != "00" && digitsValue(d) <= 31 {
+			*tk = s.ordinalToken(i, i+len(d), itoa(int64(digitsValue(d))))
+		}
+	}
+}
+
+// steps is scan's loop.
+func (s *scanner) steps(i int) (stop int, open bool) {
 	s.t = s.f.text()
 	text := s.t
 	n := len(text)
