@@ -43,8 +43,8 @@ func DecodeClientFrame(b []byte) (ClientFrame, error) {
 		return ClientFrame{ID: idIf(r.id, r.seenID)}, err
 	}
 	if r.typeErr {
-		// a field's value is not a string (nor null): json.Unmarshal's
-		// error, after the keys were checked
+		// a field's value is not a string (nor null), or the text nests
+		// too deep: json.Unmarshal's error, after the keys were checked
 		return ClientFrame{ID: idIf(r.id, r.seenID)}, Errorf(EBadRequest, "Malformed JSON.")
 	}
 	return r.f, nil
@@ -84,7 +84,7 @@ type frameReader struct {
 	b         []byte
 	i         int
 	f         ClientFrame
-	typeErr   bool // a field's value is not a string or null
+	typeErr   bool // a field's value is not a string or null, or the text nests too deep (see maxNesting)
 	malformed bool // not JSON
 
 	id     string // the top-level "id" string read so far
@@ -101,6 +101,10 @@ type frameLevel struct {
 	start  int
 	set    map[string]bool
 }
+
+// maxNesting is how many objects and arrays may be open at once, as in
+// encoding/json, which refuses a text nested deeper.
+const maxNesting = 10000
 
 // manyKeys is how many keys of one object are compared one by one before
 // a map is used.
@@ -154,6 +158,11 @@ func (r *frameReader) read() error {
 		}
 		switch c := r.b[r.i]; {
 		case c == '{' || c == '[':
+			if len(r.levels) == maxNesting {
+				// json.Unmarshal's "exceeded max depth", after the keys
+				// were checked (a token reader has no such limit)
+				r.typeErr = true
+			}
 			r.i++
 			r.levels = append(r.levels, frameLevel{object: c == '{', start: len(r.keys)})
 			opened = true

@@ -3,6 +3,7 @@ package lambda
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"strings"
@@ -160,6 +161,30 @@ func TestDecodeClientFrameAgrees(t *testing.T) {
 		}
 	}
 	t.Logf("%d seeds, %d mutations agree", len(decodeSeeds), n)
+}
+
+// TestDecodeClientFrameDepth: nested as deep as encoding/json allows (10,000
+// objects and arrays open at once) and one deeper, in arrays and objects,
+// both decoders agree (found by a tester: the one-pass reader took any
+// depth).
+func TestDecodeClientFrameDepth(t *testing.T) {
+	for _, open := range []string{"[", `{"a":`} {
+		for _, inner := range []int{maxNesting - 2, maxNesting - 1, maxNesting, maxNesting + 5} {
+			closeBy := "]"
+			if open != "[" {
+				closeBy = "}"
+			}
+			b := []byte(`{"type":"message","id":"deep","text":"hi","x":` + strings.Repeat(open, inner) + "1" + strings.Repeat(closeBy, inner) + "}")
+			got, gerr := DecodeClientFrame(b)
+			want, werr := decodeByTokens(b)
+			if got != want || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Errorf("%s ×%d inside the frame: got %+v, %v; the reference %+v, %v", open, inner, got, gerr, want, werr)
+			}
+			if accept := inner < maxNesting; (gerr == nil) != accept {
+				t.Errorf("%s ×%d inside the frame: error %v, want accepted %v", open, inner, gerr, accept)
+			}
+		}
+	}
 }
 
 func FuzzDecodeClientFrame(f *testing.F) {
