@@ -55,6 +55,11 @@ func (h *Handler) answer(ctx context.Context, c *conn, f ClientFrame) {
 	r.co.every = h.cfg.CoalesceInterval
 
 	prev, err := h.begin(ctx, c, f.ID, live, r)
+	if errors.Is(err, ErrAnswerInUse) {
+		// the client reused the id of a message still being answered:
+		// that answer goes on, this message is refused
+		err = Errorf(EBadRequest, "The id is in use by a message still being answered.")
+	}
 	if err != nil {
 		h.sendError(ctx, c, f.ID, err)
 		return

@@ -138,6 +138,34 @@ func TestSupersede(t *testing.T) {
 	}
 }
 
+// TestReusedID: a message that reuses the id of one still being answered
+// is refused with bad_request; the answer streaming goes on and ends as it
+// would have, its text the concatenation of its deltas (found by a tester:
+// the second message restarted the id, and the two answers' deltas mixed
+// under one id with no stream_end for the first).
+func TestReusedID(t *testing.T) {
+	g := newGateModel("Premium", " costs", " 399", " kr.")
+	hs := gateHarness(t, g)
+	hs.connect("c1")
+	done := streaming(t, hs, g, "c1", "m1", "How much does Premium cost?")
+	hs.send("c1", msg("m1", "Vad kostar Basic?"))
+	checkFlows(t, hs, "c1", "sources:m1 stream:m1 error:m1:bad_request")
+	if f := hs.frames("c1")[2]; f.Message != "The id is in use by a message still being answered." {
+		t.Fatalf("error message %q", f.Message)
+	}
+	g.release()
+	<-done
+	checkFlows(t, hs, "c1", "sources:m1 stream:m1 error:m1:bad_request stream:m1 stream_end:m1:done response:m1:verified")
+	var deltas strings.Builder
+	for _, f := range hs.frames("c1") {
+		deltas.WriteString(f.Delta)
+	}
+	if r := hs.frames("c1")[len(hs.frames("c1"))-1]; r.Text != deltas.String() || !strings.Contains(r.Text, "399") {
+		t.Fatalf("response %q, deltas %q", r.Text, deltas.String())
+	}
+	checkReleased(t, hs.store, "c1", "m1")
+}
+
 // instanceOf returns another "instance" of hs: a Handler with its own
 // in-process state that shares only the store and the sender with hs, as
 // two Lambda instances share only DynamoDB and API Gateway.

@@ -87,10 +87,10 @@ func (m *MemStore) StartAnswer(ctx context.Context, connID, msgID string, now ti
 		as = &memAnswers{byMsg: make(map[string]*memAnswer)}
 		m.answers[connID] = as
 	}
-	prev := as.current
-	if prev == msgID {
-		prev = ""
+	if as.byMsg[msgID] != nil {
+		return "", ErrAnswerInUse
 	}
+	prev := as.current
 	if a := as.byMsg[prev]; a != nil && !a.taken {
 		a.cancelled = true // superseded
 	}

@@ -62,12 +62,13 @@ type Store interface {
 	DeleteConnection(ctx context.Context, connID string) error
 
 	// StartAnswer records msgID as the connection's current answer: active,
-	// its end untaken. It returns the previous current answer, "" if none
-	// (never msgID itself: message ids are unique per connection, and
-	// starting one that has a record restarts it). The previous answer is
-	// superseded: cancelled, unless it was cancelled already or its end
-	// taken. Its end may not have been sent yet: the caller must send nothing
-	// of msgID before AnswerReleased reports the previous one released.
+	// its end untaken. It returns the previous current answer, "" if none.
+	// The previous answer is superseded: cancelled, unless it was cancelled
+	// already or its end taken. Its end may not have been sent yet: the
+	// caller must send nothing of msgID before AnswerReleased reports the
+	// previous one released. Message ids are unique per connection: while
+	// msgID has a record (started and not released), StartAnswer fails with
+	// ErrAnswerInUse and changes nothing.
 	StartAnswer(ctx context.Context, connID, msgID string, now time.Time) (previous string, err error)
 
 	// CancelAnswer cancels msgID, or the connection's current answer when
@@ -200,6 +201,10 @@ func (o ClaimOutcome) String() string {
 		return "unknown"
 	}
 }
+
+// ErrAnswerInUse is returned by StartAnswer for a message id whose answer
+// is still being given (its record is not released).
+var ErrAnswerInUse = errors.New("lambda: message id in use")
 
 // ErrDuplicateSuggestion is returned by PutSuggestion for an ID in use.
 var ErrDuplicateSuggestion = errors.New("lambda: duplicate suggestion id")

@@ -318,10 +318,11 @@ func (st *Store) query(ctx context.Context, pk, prefix string) ([]map[string]typ
 	}
 }
 
-// StartAnswer implements lambda.Store: the new record (PutItem), then the
-// `answer` item naming it (PutItem returning the one it replaced), then, if
-// there was a previous answer, one conditional UpdateItem that cancels it
-// unless it was cancelled already or its end taken.
+// StartAnswer implements lambda.Store: the new record (PutItem, on the
+// condition that there is none: lambda.ErrAnswerInUse), then the `answer`
+// item naming it (PutItem returning the one it replaced), then, if there
+// was a previous answer, one conditional UpdateItem that cancels it unless
+// it was cancelled already or its end taken.
 func (st *Store) StartAnswer(ctx context.Context, connID, msgID string, now time.Time) (string, error) {
 	ctx, cancel := st.ctx(ctx)
 	defer cancel()
@@ -330,7 +331,13 @@ func (st *Store) StartAnswer(ctx context.Context, connID, msgID string, now time
 	rec[aCancelled] = b(false)
 	rec[aTaken] = b(false)
 	rec[aTTL] = ttlAt(now.Add(connLife))
-	if _, err := st.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &st.table, Item: rec}); err != nil {
+	cond := "attribute_not_exists(#pk)"
+	_, err := st.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &st.table, Item: rec,
+		ConditionExpression: aws.String(cond), ExpressionAttributeNames: exprNames(cond)})
+	if conditionFailed(err) {
+		return "", lambda.ErrAnswerInUse
+	}
+	if err != nil {
 		return "", wrap("start answer", err)
 	}
 	cur := answerKey(connID)
@@ -343,7 +350,7 @@ func (st *Store) StartAnswer(ctx context.Context, connID, msgID string, now time
 		return "", wrap("start answer", err)
 	}
 	prev := str(out.Attributes[aMsg])
-	if prev == "" || prev == msgID {
+	if prev == "" {
 		return "", nil
 	}
 	if _, err := st.cancel(ctx, connID, prev); err != nil {

@@ -114,8 +114,14 @@ func StoreConformance(t *testing.T, newStore func(t *testing.T) lambda.Store) {
 		release(t, s, "c1", "m1") // no record: not an error
 		release(t, s, "c9", "m9")
 		start(t, s, "c1", "m2", "")
-		start(t, s, "c1", "m2", "") // restarting the same id: no previous
-		cancelled(t, s, "c1", "m2", false)
+		_, err := s.StartAnswer(ctx, "c1", "m2", t0) // the same id again while it has a record
+		require.ErrorIs(t, err, lambda.ErrAnswerInUse)
+		cancelled(t, s, "c1", "m2", false) // untouched
+		released(t, s, "c1", "m2", false)
+		start(t, s, "c1", "m3", "m2") // and still the current answer
+		release(t, s, "c1", "m2")
+		_, err = s.StartAnswer(ctx, "c1", "m1", t0) // released: the id is free again
+		require.NoError(t, err)
 	})
 
 	t.Run("AnswerSupersede", func(t *testing.T) {
