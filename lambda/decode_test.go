@@ -27,6 +27,9 @@ func TestStrictKeys(t *testing.T) {
 		{"array", `[{"type":"cancel"}]`, "error::bad_request", "Malformed JSON."},
 		{"truncated after the id", `{"type":"message","id":"m1","text":`, "error::bad_request", "Malformed JSON."},
 		{"id not a string", `{"type":"message","id":{"x":1},"text":"hi"}`, "error::bad_request", "Malformed JSON."},
+		// Invalid UTF-8 would decode as U+FFFD: "\xff" and "\xfe" would be one id.
+		{"invalid UTF-8 id", "{\"type\":\"message\",\"id\":\"\xff\",\"text\":\"hi\"}", "error::bad_request", "The frame is not valid UTF-8."},
+		{"invalid UTF-8 text", "{\"type\":\"message\",\"id\":\"m1\",\"text\":\"h\xc3i\"}", "error::bad_request", "The frame is not valid UTF-8."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			hs := newHarness(t)
