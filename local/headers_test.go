@@ -61,6 +61,9 @@ func TestSecurityHeadersOnEveryRoute(t *testing.T) {
 			{"GET", "/ws", nil, 426},
 			{"GET", "/healthz", nil, 200},
 			{"GET", "/metrics", nil, 200},
+			{"HEAD", "/healthz", nil, 200},
+			{"POST", "/healthz", nil, 405},
+			{"DELETE", "/metrics", nil, 405},
 			{"GET", "/debug/pprof/", nil, 200},
 			{"GET", "/debug/pprof/heap?debug=1", nil, 200},
 			{"GET", "/ws", upgrade("http://evil.example"), 403},
@@ -93,6 +96,9 @@ func TestSecurityHeadersOnEveryRoute(t *testing.T) {
 			}
 			if resp.StatusCode != r.status {
 				t.Errorf("%s (lambda %v): HTTP %d, want %d", what, withLambda, resp.StatusCode, r.status)
+			}
+			if allow := resp.Header.Get("Allow"); resp.StatusCode == http.StatusMethodNotAllowed && allow != "GET, HEAD" {
+				t.Errorf("%s: 405 with Allow %q, want \"GET, HEAD\"", what, allow)
 			}
 			checkHeaders(t, what, resp.Header, ts.addr, connect)
 		}

@@ -75,7 +75,7 @@ func newMetrics() *metrics {
 		Name: "groundwire_connections", Help: "Open WebSocket connections.",
 	})
 	m.connects = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "groundwire_connects_total", Help: "WebSocket upgrade requests by HTTP status (101 accepted; 401, 403, 503 refused).",
+		Name: "groundwire_connects_total", Help: "WebSocket upgrade requests by HTTP status (101 accepted; 400, 401, 403, 429, 502, 503 refused).",
 	}, []string{"status"})
 	m.disconnects = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "groundwire_disconnects_total", Help: "Closed WebSocket connections by close code.",

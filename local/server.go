@@ -181,8 +181,8 @@ func newServer(cfg config, d deps) (*Server, error) {
 		page = http.NotFoundHandler()
 	}
 	s.mux = http.NewServeMux()
-	s.mux.HandleFunc("GET /healthz", s.healthz)
-	s.mux.Handle("GET /metrics", s.metrics.handler())
+	s.mux.Handle("/healthz", readOnly(http.HandlerFunc(s.healthz)))
+	s.mux.Handle("/metrics", readOnly(s.metrics.handler()))
 	s.mux.HandleFunc("/ws", s.serveWS)
 	if len(cfg.Lambda) > 0 {
 		// The function posts its frames here (GROUNDWIRE_ENDPOINT=
@@ -223,6 +223,20 @@ func allowedOrigins(list []string) []string {
 		}
 	}
 	return out
+}
+
+// readOnly answers 405 to a request that is neither GET nor HEAD, as the
+// page's routes do (without it, the page's catch-all route would answer
+// 404 to a POST to /healthz).
+func readOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // loopbackOnly refuses requests that do not come from this machine
