@@ -570,13 +570,15 @@ func (r *run) release() {
 
 // numbers converts a verdict to the protocol's number verdicts (never nil).
 // A number that blocks is withheld: its text, canonical form and formula
-// are empty, so it never reaches the client, not even in a structured
-// field.
+// are empty and its citation -1, so it never reaches the client, not even
+// in a structured field; its state tells why it blocks (ungrounded, or
+// under the strict policy unverified or derived).
 func numbers(v guardrail.Verdict, policy guardrail.Policy) []NumberVerdict {
 	out := make([]NumberVerdict, 0, len(v.Numbers))
 	for _, n := range v.Numbers {
-		nv := NumberVerdict{Kind: n.Kind.String(), State: n.State.String(), Grounded: n.Grounded, Citation: int(n.Citation)}
+		nv := NumberVerdict{Kind: n.Kind.String(), State: n.State.String(), Grounded: n.Grounded, Citation: -1}
 		if !policy.Blocks(n.State) {
+			nv.Citation = int(n.Citation)
 			nv.Text, nv.Canonical = n.Text, n.Canonical
 			if n.Derivation != nil {
 				nv.Formula, nv.Operands = n.Formula, n.Operands

@@ -100,6 +100,9 @@ func TestPolicyUnverifiedCount(t *testing.T) {
 			if n.State == "unverified" {
 				// its text is withheld only when it blocks
 				assert.Equal(t, c.policy == guardrail.Strict, n.Text == "", "%s policy: unverified number text %q", c.policy, n.Text)
+				if c.policy == guardrail.Strict {
+					assert.Equal(t, -1, n.Citation, "a withheld number cites nothing")
+				}
 			}
 		}
 		assert.Equal(t, []string{"grounded", "unverified"}, states, "%s policy", c.policy)

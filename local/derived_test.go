@@ -68,7 +68,7 @@ func TestDerivedAnswers(t *testing.T) {
 	c.message("s", "$say "+derivedSays[0].say)
 	resp := checkFlow(t, c.answer("s"), "s", lambda.ReasonBlocked, lambda.StatusBlocked)
 	for _, n := range resp.Numbers {
-		if n.State == "derived" && (n.Text != "" || n.Formula != "") {
+		if n.State == "derived" && (n.Text != "" || n.Formula != "" || n.Citation != -1 || len(n.Operands) != 0) {
 			t.Errorf("strict: a derived number that blocks is shown: %+v", n)
 		}
 	}
