@@ -42,10 +42,13 @@ func DecodeClientFrame(b []byte) (ClientFrame, error) {
 		}
 		return ClientFrame{ID: idIf(r.id, r.seenID)}, err
 	}
-	if r.typeErr {
-		// a field's value is not a string (nor null), or the text nests
-		// too deep: json.Unmarshal's error, after the keys were checked
+	switch {
+	case r.tooDeep:
+		// json.Unmarshal's syntax error, after the keys were checked
 		return ClientFrame{ID: idIf(r.id, r.seenID)}, Errorf(EBadRequest, "Malformed JSON.")
+	case r.typeErr != "":
+		// json.Unmarshal's first type error, after the keys were checked
+		return ClientFrame{ID: idIf(r.id, r.seenID)}, Errorf(EBadRequest, "Field %s must be a string.", r.typeErr)
 	}
 	return r.f, nil
 }
@@ -84,8 +87,9 @@ type frameReader struct {
 	b         []byte
 	i         int
 	f         ClientFrame
-	typeErr   bool // a field's value is not a string or null, or the text nests too deep (see maxNesting)
-	malformed bool // not JSON
+	typeErr   string // the first field whose value is not a string or null
+	tooDeep   bool   // the text nests too deep (see maxNesting)
+	malformed bool   // not JSON
 
 	id     string // the top-level "id" string read so far
 	seenID int    // how many top-level "id" keys were met
@@ -161,13 +165,13 @@ func (r *frameReader) read() error {
 			if len(r.levels) == maxNesting {
 				// json.Unmarshal's "exceeded max depth", after the keys
 				// were checked (a token reader has no such limit)
-				r.typeErr = true
+				r.tooDeep = true
 			}
 			r.i++
 			r.levels = append(r.levels, frameLevel{object: c == '{', start: len(r.keys)})
 			opened = true
-			if field >= 0 {
-				r.typeErr = true
+			if field >= 0 && r.typeErr == "" {
+				r.typeErr = clientFields[field]
 			}
 		case c == '"':
 			raw, err := r.str()
@@ -182,8 +186,8 @@ func (r *frameReader) read() error {
 			if err != nil {
 				return err
 			}
-			if field >= 0 && !null {
-				r.typeErr = true
+			if field >= 0 && !null && r.typeErr == "" {
+				r.typeErr = clientFields[field]
 			}
 		}
 	}

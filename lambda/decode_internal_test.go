@@ -20,6 +20,9 @@ func decodeByTokens(b []byte) (ClientFrame, error) {
 	}
 	var f ClientFrame
 	if err := json.Unmarshal(b, &f); err != nil {
+		if te, ok := err.(*json.UnmarshalTypeError); ok {
+			return ClientFrame{ID: id}, Errorf(EBadRequest, "Field %s must be a string.", te.Field)
+		}
 		return ClientFrame{ID: id}, Errorf(EBadRequest, "Malformed JSON.")
 	}
 	return f, nil

@@ -26,7 +26,7 @@ func TestStrictKeys(t *testing.T) {
 		{"trailing value", `{"type":"cancel"} {"type":"cancel"}`, "error::bad_request", "Malformed JSON."},
 		{"array", `[{"type":"cancel"}]`, "error::bad_request", "Malformed JSON."},
 		{"truncated after the id", `{"type":"message","id":"m1","text":`, "error::bad_request", "Malformed JSON."},
-		{"id not a string", `{"type":"message","id":{"x":1},"text":"hi"}`, "error::bad_request", "Malformed JSON."},
+		{"id not a string", `{"type":"message","id":{"x":1},"text":"hi"}`, "error::bad_request", "Field id must be a string."},
 		// Invalid UTF-8 would decode as U+FFFD: "\xff" and "\xfe" would be one id.
 		{"invalid UTF-8 id", "{\"type\":\"message\",\"id\":\"\xff\",\"text\":\"hi\"}", "error::bad_request", "The frame is not valid UTF-8."},
 		{"invalid UTF-8 text", "{\"type\":\"message\",\"id\":\"m1\",\"text\":\"h\xc3i\"}", "error::bad_request", "The frame is not valid UTF-8."},

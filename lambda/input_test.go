@@ -17,7 +17,7 @@ func TestBadInput(t *testing.T) {
 	for _, c := range []struct{ name, body, want, msg string }{
 		{"malformed json", `{"type":"message",`, "error::bad_request", "Malformed JSON."},
 		{"not an object", `"hello"`, "error::bad_request", "Malformed JSON."},
-		{"wrong field type keeps id", `{"type":"message","id":"m1","text":5}`, "error:m1:bad_request", "Malformed JSON."},
+		{"wrong field type keeps id", `{"type":"message","id":"m1","text":5}`, "error:m1:bad_request", "Field text must be a string."},
 		{"missing type", `{"id":"m1","text":"hi"}`, "error:m1:bad_request", "Missing field: type."},
 		{"missing id", `{"type":"message","text":"hi"}`, "error::bad_request", "Missing field: id."},
 		{"missing text", `{"type":"message","id":"m1"}`, "error:m1:bad_request", "Missing field: text."},
