@@ -129,20 +129,22 @@ type ExecutorFunc func(ctx context.Context, a Action) (string, error)
 // Execute implements [Executor].
 func (f ExecutorFunc) Execute(ctx context.Context, a Action) (string, error) { return f(ctx, a) }
 
-// DefaultExecutors simulate the three actions and say what they did.
+// DefaultExecutors simulate the three actions and say what they did; a
+// callback or SMS whose message named no phone number goes to the number
+// on the user's account (a real executor looks it up).
 func DefaultExecutors() map[string]Executor {
 	return map[string]Executor{
 		ActionScheduleCallback: ExecutorFunc(func(ctx context.Context, a Action) (string, error) {
 			if p := a.Payload["phone"]; p != "" {
 				return "Callback scheduled to " + p, nil
 			}
-			return "Callback scheduled", nil
+			return "Callback scheduled to the phone number on your account", nil
 		}),
 		ActionSendSMS: ExecutorFunc(func(ctx context.Context, a Action) (string, error) {
 			if p := a.Payload["phone"]; p != "" {
 				return "SMS sent to " + p, nil
 			}
-			return "SMS sent", nil
+			return "SMS sent to the phone number on your account", nil
 		}),
 		ActionCreateTicket: ExecutorFunc(func(ctx context.Context, a Action) (string, error) {
 			return "Ticket created: " + ticketNumber(a.SuggestionID), nil

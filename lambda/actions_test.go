@@ -304,8 +304,8 @@ func TestDefaultExecutors(t *testing.T) {
 	hs.connect("c1")
 	for _, c := range []struct{ text, want string }{
 		{"send sms to +46 70 123 45 67", "SMS sent to +46 70 123 45 67"},
-		{"text me", "SMS sent"},
-		{"call me", "Callback scheduled"},
+		{"text me", "SMS sent to the phone number on your account"},
+		{"call me", "Callback scheduled to the phone number on your account"},
 		{"ring mig på 070-123 45 67", "Callback scheduled to 070-123 45 67"},
 	} {
 		sid := suggest(t, hs, "c1", "m", c.text)
