@@ -139,6 +139,7 @@ func taxAbbreviation(w string) bool {
 var pricesWords = newWordSet(table(`
 	all = all alla
 	prices = prices priser priserna
+	be = are is är anges visas shown quoted stated listed given
 	in = include includes including incl incl. inclusive inkl inkl. inklusive included ingår
 	ex = exclude excludes excluding excl excl. exclusive exkl exkl. exklusive excluded tillkommer`))
 
@@ -146,8 +147,10 @@ var pricesWords = newWordSet(table(`
 // of their tax (taxIncluded or taxExcluded): a sentence that holds a word
 // for the tax (VAT, moms, tax), a word that includes or one that excludes
 // it, and either "all prices" ("alla priser") or, as its first words,
-// "prices" ("priser", "priserna") and a verb ("Prices include", "Priserna
-// är"; not "Prices for companies"). A sentence that says both, or
+// "prices" ("priser", "priserna") and a verb that includes or excludes or
+// one of being or stating ("Prices include", "Priserna är", "Priserna
+// anges", "Prices shown"; not "Prices for companies"). A sentence that
+// says both, or
 // sentences that disagree, say nothing. It reads only texts that name a
 // tax.
 func pricesTax(text string) uint8 {
@@ -197,8 +200,7 @@ func sentenceTax(s string) uint8 {
 			if len(w) <= 12 {
 				v = pricesWords.value(lowerInto(buf[:0], w))
 			}
-			lw := lowerString(w)
-			prices, lead = v == "in" || v == "ex" || lw == "are" || lw == "är" || lw == "is", false
+			prices, lead = v == "in" || v == "ex" || v == "be", false
 		}
 		if taxNoun(trimSuffix(w, ".")) {
 			tax = true
