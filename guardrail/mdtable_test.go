@@ -93,7 +93,7 @@ func TestReadHeader(t *testing.T) {
 		{"Dagar", c("day", "")},
 		{"Users", c("user", "")},
 		{"Price (€)", c("EUR", "")},
-		{"Price per GB", column{}},
+		{"Price per GB", c("", "GB")}, // a price per GB, as "12 kr/GB" is
 		{"Pris i kr", c("SEK", "")},
 		{"Price (SEK/EUR)", column{}},
 		{"Min", column{}},

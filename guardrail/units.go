@@ -305,7 +305,14 @@ var periodWords = newWordSet(table(`
 	user = user användare seat person capita
 	household = household hushåll
 	device = device enhet
-	account = account konto`)).withLetters()
+	account = account konto
+	kWh = kwh kilowattimme
+	MWh = mwh
+	km = km kilometer
+	mil = mil
+	kg = kg kilo
+	l = liter litre
+	GB = gb`)).withLetters()
 
 // periodSpaced are read after a space after a quantity: the adverbs that
 // stand alone ("399 kr monthly", "4 % p.a."), valued by their period, and
