@@ -68,6 +68,22 @@ func TestKBBlindAnswers(t *testing.T) {
 	scoreBlind(t, cases, func(c blindCase) []*Source { return NewSources(c.Sources) }, minKBBlindPass, minKBBlindBlock)
 }
 
+// TestQABlindAnswers verifies the cases of testdata/qa_blind.jsonl: 364
+// support answers with their sources, in English and Swedish, written by
+// two independent testers who read only the README's rule (round 1 from
+// the help pages of many kinds of service: subscriptions, shops, phone and
+// broadband plans, stores' hours, salaries; round 2 from a gym's, an
+// electricity supplier's and a bus operator's), before either ran the
+// guard. Their misses were read and fixed by class, so all of it is
+// development; it fails under 0.84 passed or 0.93 blocked.
+func TestQABlindAnswers(t *testing.T) {
+	cases := readJSONL[blindCase](t, "../testdata/qa_blind.jsonl")
+	for i := range cases {
+		cases[i].Split = "dev"
+	}
+	scoreBlind(t, cases, func(c blindCase) []*Source { return NewSources(c.Sources) }, 0.84, 0.93)
+}
+
 // scoreBlind verifies each case against its sources, logs the share of
 // correct answers that pass and of wrong ones that are blocked, per part,
 // and fails when the development part falls under minPass or minBlock.
@@ -111,6 +127,9 @@ func scoreBlind(t *testing.T, cases []blindCase, sources func(blindCase) []*Sour
 	for _, split := range []string{"dev", "heldout"} {
 		p, b := got[[2]string{split, "pass"}], got[[2]string{split, "block"}]
 		if p == nil || b == nil {
+			if split == "heldout" && p == nil && b == nil {
+				continue // a set whose every case was read (testdata/qa_blind.jsonl)
+			}
 			t.Fatalf("no %s answers of both kinds", split)
 		}
 		t.Logf("%-7s correct answers passed %d/%d (%.3f), wrong ones blocked %d/%d (%.3f)", split,
