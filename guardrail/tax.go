@@ -149,8 +149,9 @@ var pricesWords = newWordSet(table(`
 // it, and either "all prices" ("alla priser") or, as its first words,
 // "prices" ("priser", "priserna") and a verb that includes or excludes or
 // one of being or stating ("Prices include", "Priserna är", "Priserna
-// anges", "Prices shown"; not "Prices for companies"). A sentence that
-// says both, or
+// anges", "Prices shown"; not "Prices for companies"), which may follow
+// a label and a colon ("Note: prices exclude VAT"). A sentence that says
+// both, or
 // sentences that disagree, say nothing. It reads only texts that name a
 // tax.
 func pricesTax(text string) uint8 {
@@ -181,6 +182,9 @@ func sentenceTax(s string) uint8 {
 	n := 0
 	for i := 0; i < len(s); {
 		if !isLetterByte(s[i]) {
+			if s[i] == ':' {
+				n = 0 // after a label: "Note: prices exclude VAT"
+			}
 			i++
 			continue
 		}
