@@ -38,6 +38,11 @@ const els = {
 
 const state = {
   lang: initialLang(),
+  // The reader chose the language (the switch, ?lang=, or a choice saved
+  // before): it is sent as each message's `lang`. Until then the server
+  // detects each message's language (Swedish typed on an English page is
+  // answered in Swedish).
+  langChosen: langChosenBefore(),
   guard: "loading", // "loading" | "ready" | "unavailable"
   guardReason: "",
   conn: "connecting",
@@ -47,6 +52,17 @@ const state = {
 };
 const messages = new Map(); // id → message view
 const suggestions = new Map(); // suggestionId → card view
+
+function langChosenBefore() {
+  const q = new URLSearchParams(location.search).get("lang");
+  if (q === "en" || q === "sv") return true;
+  try {
+    const saved = localStorage.getItem("groundwire.lang");
+    return saved === "en" || saved === "sv";
+  } catch {
+    return false;
+  }
+}
 
 function initialLang() {
   const q = new URLSearchParams(location.search).get("lang");
@@ -112,6 +128,7 @@ function applyLang() {
 function setLang(lang) {
   if (lang !== "en" && lang !== "sv") return;
   state.lang = lang;
+  state.langChosen = true;
   try {
     localStorage.setItem("groundwire.lang", lang);
   } catch {
@@ -130,6 +147,10 @@ function renderChips() {
         title: c.text,
         "data-testid": "chip",
         onclick: () => {
+          if (state.conn !== "open") {
+            showError("offline", t("notConnected")); // what the reader typed stays
+            return;
+          }
           els.input.value = c.text;
           submit(c.lang);
         },
@@ -264,11 +285,9 @@ function send(frame) {
 }
 
 function connectionLost() {
-  if (state.active) {
-    const m = messages.get(state.active);
-    if (m) m.interrupted();
-    setActive(null);
-  }
+  // every answer still streaming (a superseded one too) was cut short
+  for (const m of messages.values()) if (m.statusKey === "streaming") m.interrupted();
+  setActive(null);
   // A suggestion belongs to the connection that offered it: the server
   // forgets it when that connection closes, so it cannot be confirmed on
   // the next one. Withdraw every card now rather than offer a Confirm that
@@ -292,11 +311,13 @@ function submit(langOverride) {
     return;
   }
   const id = newID();
-  const lang = langOverride || state.lang;
-  // A new message cancels the one that is streaming (server side too).
+  const lang = langOverride || (state.langChosen ? state.lang : undefined);
+  // A new message cancels the one that is streaming, server side: that one
+  // ends when its stream_end cancelled comes, or goes on to its answer if
+  // the server refuses the new message (rate_limited, …).
   if (state.active) {
     const old = messages.get(state.active);
-    if (old) old.cancelled();
+    if (old) old.superseded = true;
   }
   if (!send({ type: "message", id, text, lang })) {
     showError("offline", t("notConnected"));
@@ -360,6 +381,7 @@ class MessageView {
     this.failClosed = false;
     this.blocked = false; // local guard stopped the stream
     this.cancelRequested = false; // the reader asked to cancel it
+    this.superseded = false; // the reader sent a new message while it streamed
     this.statusKey = "streaming";
     this.statusDetail = "";
     this.body = el("p", { class: "body", "aria-busy": "true" });
@@ -471,7 +493,12 @@ class MessageView {
     if (reason === "cancelled") {
       // Cancelled without the reader asking: the server is shutting down
       // (its connection closes next), so say the answer was cut short.
-      if (this.cancelRequested) this.cancelled();
+      if (this.cancelRequested) {
+        // The server took the cancel for the active answer, so it also
+        // withdrew the suggestions not confirmed yet (README, Cancel).
+        this.cancelled();
+        for (const c of suggestions.values()) c.withdrawUnconfirmed();
+      } else if (this.superseded) this.cancelled();
       else this.interrupted();
       return;
     }
@@ -610,7 +637,7 @@ class MessageView {
 
   onError(code, message) {
     this.extras.append(el("p", { class: "error", dataset: { code }, text: `${code}: ${message}` }));
-    if (state.active === this.id) {
+    if (this.statusKey === "streaming") {
       if (this.guard) {
         this.guard.release();
         this.guard = null;
@@ -622,7 +649,13 @@ class MessageView {
 
   done() {
     this.body.removeAttribute("aria-busy");
-    if (state.active === this.id) setActive(null);
+    if (state.active === this.id) {
+      // an earlier message the server still answers (the new one was
+      // refused) is the one Cancel stops now
+      let still = null;
+      for (const m of messages.values()) if (m !== this && m.statusKey === "streaming") still = m.id;
+      setActive(still);
+    }
   }
 
   addSuggestion(frame) {
@@ -689,7 +722,9 @@ class SuggestionCard {
     this.action = String(frame.action ?? "");
     this.payload = frame.payload && typeof frame.payload === "object" ? frame.payload : {};
     this.pending = false;
-    this.withdrawn = false; // its connection closed: it cannot be confirmed
+    this.resolved = false; // a result came: it was confirmed once
+    this.withdrawn = false; // its connection closed, or its answer was cancelled: it cannot be confirmed
+    this.withdrawnKey = "withdrawn";
     this.title = el("strong", { class: "action" });
     this.kicker = el("span", { class: "kicker" });
     this.details = el("dl", { class: "payload" });
@@ -720,7 +755,7 @@ class SuggestionCard {
     this.details.hidden = rows.length === 0;
     this.confirmBtn.textContent = this.pending ? t("confirming") : t("confirm");
     this.dismissBtn.textContent = t("dismiss");
-    if (this.withdrawnEl) this.withdrawnEl.textContent = t("withdrawn");
+    if (this.withdrawnEl) this.withdrawnEl.textContent = t(this.withdrawnKey);
   }
 
   confirm() {
@@ -740,14 +775,22 @@ class SuggestionCard {
     this.relabel();
   }
 
-  // withdraw disables the card for good: its connection closed.
-  withdraw() {
+  // withdraw disables the card for good: its connection closed (key
+  // "withdrawn"), or the reader cancelled ("withdrawnCancel").
+  withdraw(key = "withdrawn") {
     if (this.withdrawn) return;
     this.withdrawn = true;
+    this.withdrawnKey = key;
     this.root.dataset.withdrawn = "true";
     this.withdrawnEl = el("p", { class: "withdrawn", "data-testid": "withdrawn" });
     this.results.append(this.withdrawnEl);
     this.pendingDone();
+  }
+
+  // withdrawUnconfirmed withdraws the card when a cancel did server side:
+  // never confirmed, and no confirm under way.
+  withdrawUnconfirmed() {
+    if (!this.resolved && !this.pending) this.withdraw("withdrawnCancel");
   }
 
   // onResult shows a result. Confirm stays available afterwards: a repeated
@@ -762,6 +805,7 @@ class SuggestionCard {
         text: String(r.message ?? ""),
       }),
     );
+    this.resolved = true;
     this.pendingDone();
     follow();
   }
@@ -779,13 +823,13 @@ function handleFrame(f) {
   const m = typeof f.id === "string" ? messages.get(f.id) : undefined;
   switch (f.type) {
     case "sources":
-      if (m && state.active === f.id) m.onSources(f.citations);
+      if (m && m.statusKey === "streaming") m.onSources(f.citations);
       break;
     case "stream":
-      if (m && state.active === f.id) m.onDelta(f.delta);
+      if (m && m.statusKey === "streaming") m.onDelta(f.delta);
       break;
     case "stream_end":
-      if (m && state.active === f.id) m.onStreamEnd(f.reason);
+      if (m && m.statusKey === "streaming") m.onStreamEnd(f.reason);
       break;
     case "response":
       if (m && m.statusKey === "streaming") m.onResponse(f);

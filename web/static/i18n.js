@@ -52,6 +52,7 @@ export const strings = {
     payload: { phone: "Phone", subject: "Subject" },
     suggestion: "Suggested action",
     withdrawn: "Withdrawn: the connection closed. Ask again for a new suggestion.",
+    withdrawnCancel: "Withdrawn with the cancelled answer. Ask again for a new suggestion.",
     chips: [
       { label: "What does Premium cost?", text: "What does Premium cost?" },
       { label: "Vad kostar premium?", text: "Vad kostar premium?", lang: "sv" },
@@ -110,6 +111,7 @@ export const strings = {
     payload: { phone: "Telefon", subject: "Ämne" },
     suggestion: "Föreslagen åtgärd",
     withdrawn: "Återkallad: anslutningen stängdes. Fråga igen för ett nytt förslag.",
+    withdrawnCancel: "Återkallad med det avbrutna svaret. Fråga igen för ett nytt förslag.",
     chips: [
       { label: "What does Premium cost?", text: "What does Premium cost?", lang: "en" },
       { label: "Vad kostar premium?", text: "Vad kostar premium?" },
