@@ -86,6 +86,9 @@ func (s *scanner) integers(i int) (j, k int, open bool) {
 				}
 			}
 		}
+		if k-i <= 2 && afterClockWord(r[:i]) {
+			return i, k, false // an hour after "kl" ("kl 9 X0"): quantity reads it, in shapes
+		}
 		if k <= s.inPlace {
 			s.add(i, k, ref{int32(i), int32(k - i)}, kInteger) // as digitString does, without a call
 		} else {
