@@ -29,7 +29,7 @@ func TestStrictKeys(t *testing.T) {
 		{"id not a string", `{"type":"message","id":{"x":1},"text":"hi"}`, "error::bad_request", "Field id must be a string."},
 		// Invalid UTF-8 would decode as U+FFFD: "\xff" and "\xfe" would be one id.
 		{"invalid UTF-8 id", "{\"type\":\"message\",\"id\":\"\xff\",\"text\":\"hi\"}", "error::bad_request", "The frame is not valid UTF-8."},
-		{"invalid UTF-8 text", "{\"type\":\"message\",\"id\":\"m1\",\"text\":\"h\xc3i\"}", "error::bad_request", "The frame is not valid UTF-8."},
+		{"invalid UTF-8 text", "{\"type\":\"message\",\"id\":\"m1\",\"text\":\"h\xc3i\"}", "error:m1:bad_request", "The frame is not valid UTF-8."}, // a valid id is echoed
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			hs := newHarness(t)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/groundwire/groundwire/guardrail"
 	"github.com/groundwire/groundwire/lambda"
@@ -152,14 +153,16 @@ func FuzzHandleMessage(f *testing.F) {
 		var ids []string
 		cf, err := lambda.DecodeClientFrame([]byte(body))
 		decoded := !b64 && err == nil
-		if decoded && cf.Type == lambda.TypeMessage && cf.ID != "" && len(cf.ID) <= lambda.MaxIDBytes {
+		valid := b64 || utf8.ValidString(body)
+		if decoded && cf.Type == lambda.TypeMessage && cf.ID != "" && len(cf.ID) <= lambda.MaxIDBytes &&
+			(valid || !strings.ContainsRune(cf.ID, utf8.RuneError)) { // an id that was not valid UTF-8 is not echoed
 			ids = append(ids, cf.ID)
 		}
 		if p := checkFrames(raw, ids, true); len(p) > 0 {
 			t.Fatalf("body %q:\n%s\nframes: %s", body, strings.Join(p, "\n"), lambdatest.Summary(hs.frames("c1")))
 		}
-		if !decoded && !b64 {
-			// Not JSON of a frame: exactly one bad_request.
+		if !decoded && !b64 || !valid {
+			// Not JSON of a frame, or not valid UTF-8: exactly one bad_request.
 			fs := hs.frames("c1")
 			if len(fs) != 1 || fs[0].Type != lambda.TypeError || fs[0].Code != lambda.EBadRequest {
 				t.Fatalf("body %q: %s, want one bad_request", body, lambdatest.Summary(fs))

@@ -60,15 +60,19 @@ func (h *Handler) parse(c *conn, req events.APIGatewayWebsocketProxyRequest, d *
 	if len(b) > h.limits.MaxBodyBytes {
 		return f, Errorf(ETooLarge, "The message is over %d bytes.", h.limits.MaxBodyBytes)
 	}
-	if !utf8.ValidString(b) {
-		// JSON would read each invalid byte as U+FFFD: two ids would be
-		// one, and the client could not match the reply to its id
-		return f, Errorf(EBadRequest, "The frame is not valid UTF-8.")
-	}
 	if d != nil && !req.IsBase64Encoded && d.Body == b {
 		f, err = d.Frame, d.Err
 	} else {
 		f, err = DecodeClientFrame([]byte(b))
+	}
+	if !utf8.ValidString(b) {
+		// JSON reads each invalid byte as U+FFFD: two ids would be one,
+		// and the client could not match the reply to its id. The id is
+		// echoed only when it was valid itself.
+		if strings.ContainsRune(f.ID, utf8.RuneError) || checkIDs(f) != nil {
+			f.ID = ""
+		}
+		return f, Errorf(EBadRequest, "The frame is not valid UTF-8.")
 	}
 	if err != nil {
 		return f, err
