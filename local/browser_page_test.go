@@ -81,3 +81,22 @@ func TestBrowserCancelWithdrawsSuggestions(t *testing.T) {
 		t.Errorf("note %q", w)
 	}
 }
+
+// TestBrowserTitlesFollowLanguage: a number's title (what grounds it) is
+// relabelled when the reader switches the language, as the rest of the
+// page is.
+func TestBrowserTitlesFollowLanguage(t *testing.T) {
+	p := openPage(t)
+	p.ask("What does Premium cost?")
+	title := func() string {
+		return p.str(`[...` + lastBot + `.querySelectorAll(".num")].find(n => n.textContent.startsWith("399"))?.title ?? ""`)
+	}
+	if got := title(); !strings.HasPrefix(got, "Grounded in kb/en/") {
+		t.Fatalf("title %q", got)
+	}
+	p.run(chromedp.Click(chromedp.CSS(`#lang button[data-lang="sv"]`)))
+	p.waitFor(`document.documentElement.lang === "sv"`)
+	if got := title(); !strings.HasPrefix(got, "Stöds av kb/en/") {
+		t.Errorf("after switching to Swedish: title %q", got)
+	}
+}

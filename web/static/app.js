@@ -410,7 +410,15 @@ class MessageView {
     const label = this.formulas.querySelector(".formulas-label");
     if (label) label.textContent = t("computed");
     this.citationsWrap.querySelector("summary").textContent = t("sources");
-    for (const m of this.body.querySelectorAll(".marker")) m.textContent = t("marker");
+    for (const m of this.body.querySelectorAll(".marker")) {
+      m.textContent = t("marker");
+      m.title = t("notGrounded");
+    }
+    // the numbers' titles, in the new language (what they show is kept in
+    // their dataset when rendered)
+    for (const n of this.body.querySelectorAll(".num[data-state=grounded]")) n.title = format(t("groundedBy"), { cite: n.dataset.cite ?? "" });
+    for (const n of this.body.querySelectorAll(".num[data-state=derived]")) n.title = format(t("derived"), { formula: n.dataset.formula ?? "" });
+    for (const n of this.body.querySelectorAll(".num[data-state=unverified]")) n.title = t("unverified");
     this.renderStatus();
   }
 
@@ -579,12 +587,12 @@ class MessageView {
       if (n.grounded === true) {
         const c = citations[n.citation];
         const cite = c ? shown(`${c.file}:${c.line} — ${c.snippet}`) : "";
-        parts.push(el("span", { class: "num", text: text.slice(start, end), dataset: { grounded: "true", state: "grounded", citation: String(n.citation) }, title: format(t("groundedBy"), { cite }) }));
+        parts.push(el("span", { class: "num", text: text.slice(start, end), dataset: { grounded: "true", state: "grounded", citation: String(n.citation), cite }, title: format(t("groundedBy"), { cite }) }));
       } else if (n.state === "derived" && typeof n.formula === "string" && status !== "blocked") {
         // Computed from cited numbers: shown with its arithmetic.
         const formula = shown(n.formula);
         formulas.push(el("li", { class: "formula", dataset: { citation: String(n.citation) } }, el("bdi", { dir: "ltr", text: formula })));
-        parts.push(el("span", { class: "num", text: text.slice(start, end), dataset: { grounded: "derived", state: "derived", citation: String(n.citation) }, title: format(t("derived"), { formula }) }));
+        parts.push(el("span", { class: "num", text: text.slice(start, end), dataset: { grounded: "derived", state: "derived", citation: String(n.citation), formula }, title: format(t("derived"), { formula }) }));
       } else if (n.state === "unverified" && status !== "blocked") {
         // A small count in words that no source states or contradicts:
         // shown, marked as not checked (the strict policy blocks it).
