@@ -34,7 +34,7 @@ func (p Policy) deriveAll(text string, nvs []NumberVerdict, sources []*Source) b
 // counts it needs, or the numbers are not final up to it (up to read).
 func (d *deriver) derive(text string, nvs []NumberVerdict, k, read, limit int, final bool) bool {
 	nv := &nvs[k]
-	if nv.State != Ungrounded || falseStep(text, nvs, k) {
+	if nv.State != Ungrounded || falseStep(text, nvs, k, d.sources) {
 		return true // (a printed step that does not hold: see steps.go)
 	}
 	self, ok := operandOf(&nv.Number, attrsOf(&nv.Number))

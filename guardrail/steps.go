@@ -8,14 +8,16 @@ package guardrail
 // snippet's 598 kr, or another operation that gives it): the answer shows
 // arithmetic that is wrong. A step with "≈" (rounded), with words, a
 // parenthesis or a third number in it, or with a number that is no plain
-// value (a percent, a date, a time, an ambiguous "1,000") is not checked.
+// value (a percent, a date, a time, an ambiguous "1,000") is not checked,
+// nor one the snippet that grounds its result prints as it is (the answer
+// quotes it).
 
 // checkSteps makes the result of each printed step that does not hold
 // ungrounded (see above) and reports whether none does not.
-func checkSteps(text string, nvs []NumberVerdict) bool {
+func checkSteps(text string, nvs []NumberVerdict, sources []*Source) bool {
 	held := true
 	for k := 2; k < len(nvs) && indexByte(text, '=') >= 0; k++ {
-		if falseStep(text, nvs, k) {
+		if falseStep(text, nvs, k, sources) {
 			unground(&nvs[k])
 			held = false
 		}
@@ -29,8 +31,9 @@ func unground(nv *NumberVerdict) {
 }
 
 // falseStep reports whether nvs[k], a number of text, is the result of a
-// step the text prints that does not hold (see above).
-func falseStep(text string, nvs []NumberVerdict, k int) bool {
+// step the text prints that does not hold, and that the source its result
+// cites does not print as it is (see above).
+func falseStep(text string, nvs []NumberVerdict, k int, sources []*Source) bool {
 	if k < 2 || trimSpaces(text[nvs[k-1].End:nvs[k].Start]) != "=" {
 		return false
 	}
@@ -69,5 +72,10 @@ func falseStep(text string, nvs []NumberVerdict, k int) bool {
 		return false
 	}
 	half := printedUnit(nvs[k].Text, nvs[k].Canonical).float() / 2
-	return abs(x-v[2]) > half*(1+1e-9)+1e-9
+	if abs(x-v[2]) <= half*(1+1e-9)+1e-9 {
+		return false
+	}
+	// quoted from the snippet that grounds its result, wrong or not
+	c := int(nvs[k].Citation)
+	return c < 0 || c >= len(sources) || sources[c] == nil || !contains(sources[c].Text, text[nvs[k-2].Start:nvs[k].End])
 }

@@ -150,7 +150,7 @@ func (g *StreamGuard) settle(read int, final bool) int {
 			}
 			checkQualifiers(g.f.src, g.numbers[g.settled:g.settled+1], g.sources)
 		}
-		if nv.State != Ungrounded && falseStep(g.f.src, g.numbers, g.settled) {
+		if nv.State != Ungrounded && falseStep(g.f.src, g.numbers, g.settled, g.sources) {
 			// a printed step that does not hold (see steps.go)
 			unground(nv)
 		}

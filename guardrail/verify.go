@@ -598,7 +598,7 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 		if !citeQuick(v.Numbers, s.quickTable(sources, len(v.Numbers))) {
 			v.Grounded = p.checkRest(s, v.Numbers, sources)
 		}
-		if !checkQualifiers(answer, v.Numbers, sources) || !checkSteps(answer, v.Numbers) {
+		if !checkQualifiers(answer, v.Numbers, sources) || !checkSteps(answer, v.Numbers, sources) {
 			v.Grounded = false
 		}
 		if !v.Grounded {
@@ -615,7 +615,7 @@ func (p Policy) Verify(answer string, sources []*Source) Verdict {
 				v.Grounded = false
 			}
 		}
-		if !checkQualifiers(answer, v.Numbers, sources) || !checkSteps(answer, v.Numbers) {
+		if !checkQualifiers(answer, v.Numbers, sources) || !checkSteps(answer, v.Numbers, sources) {
 			v.Grounded = false
 		}
 		if !v.Grounded {
