@@ -151,9 +151,9 @@ var pricesWords = newWordSet(table(`
 // one of being or stating ("Prices include", "Priserna är", "Priserna
 // anges", "Prices shown"; not "Prices for companies"), which may follow
 // a label and a colon ("Note: prices exclude VAT"). A sentence that says
-// both, or
-// sentences that disagree, say nothing. It reads only texts that name a
-// tax.
+// both, or sentences that disagree, say nothing. It reads only texts
+// that name a tax, which most texts do not (mentionsTax tells them at
+// once).
 func pricesTax(text string) uint8 {
 	if !mentionsTax(text) {
 		return 0 // most texts: one pass over their words' first letters

@@ -42,7 +42,7 @@ const state = {
   // before): it is sent as each message's `lang`. Until then the server
   // detects each message's language (Swedish typed on an English page is
   // answered in Swedish).
-  langChosen: langChosenBefore(),
+  langChosen: chosenLang() !== "",
   guard: "loading", // "loading" | "ready" | "unavailable"
   guardReason: "",
   conn: "connecting",
@@ -53,27 +53,22 @@ const state = {
 const messages = new Map(); // id → message view
 const suggestions = new Map(); // suggestionId → card view
 
-function langChosenBefore() {
-  const q = new URLSearchParams(location.search).get("lang");
-  if (q === "en" || q === "sv") return true;
-  try {
-    const saved = localStorage.getItem("groundwire.lang");
-    return saved === "en" || saved === "sv";
-  } catch {
-    return false;
-  }
-}
-
-function initialLang() {
+// chosenLang returns the language the reader chose: ?lang= in the URL, or
+// the one the switch saved; "" when none.
+function chosenLang() {
   const q = new URLSearchParams(location.search).get("lang");
   if (q === "en" || q === "sv") return q;
   try {
     const saved = localStorage.getItem("groundwire.lang");
     if (saved === "en" || saved === "sv") return saved;
   } catch {
-    // storage may be blocked; fall through
+    // storage may be blocked
   }
-  return (navigator.language || "").toLowerCase().startsWith("sv") ? "sv" : "en";
+  return "";
+}
+
+function initialLang() {
+  return chosenLang() || ((navigator.language || "").toLowerCase().startsWith("sv") ? "sv" : "en");
 }
 
 function t(key) {
